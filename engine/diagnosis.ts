@@ -1,0 +1,74 @@
+import type { Severity } from '../dsl/ast.js'
+
+/**
+ * The platform-neutral answer to "why is broker N sick". The engine builds it; only bot/render
+ * (Block Kit, console) and the CLI's text renderer know how to show it.
+ */
+
+/** One point of an evidence timeline: the actual log line or metric sample a cause rests on. */
+export type Evidence = {
+  at: number
+  signal: string
+  broker?: string
+  value?: number
+  /** The value formatted with its unit ("3.3s", "4GiB"). */
+  valueText?: string
+  labels?: Record<string, string>
+  /** Raw log line, when the signal came from a log. */
+  text?: string
+  /** adapter:file:line or scrape target. */
+  source: string
+  /** True when this evidence is a consequence the cause `explains`, not part of its condition. */
+  consequence?: boolean
+}
+
+export type Cause = {
+  ruleId: string
+  ruleName?: string
+  severity: Severity
+  /** `cause` text with placeholders filled in. */
+  cause: string
+  advise?: string
+  runbook?: string
+  /** Bot commands offered as buttons, placeholders filled in. */
+  run: string[]
+  /** Group labels of the match (`by group` → { group: "x" }). */
+  labels: Record<string, string>
+  firstAt: number
+  lastAt: number
+  /** When the condition became true (the later event of a temporal match). */
+  matchedAt: number
+  evidence: Evidence[]
+  /** Independent signal names that corroborate this cause. */
+  corroboration: number
+  /** Rank score, higher first; explained in `why` so ranking is never a mystery. */
+  score: number
+  /** Rules whose matches this cause explains (shown as consequences, not rivals). */
+  explainsRules: string[]
+}
+
+/** A rule that almost held: part of its condition matched, so the user learns what was missing. */
+export type NearMiss = {
+  ruleId: string
+  severity: Severity
+  /** "a ZooKeeper session timeout at 01:28:02, but no safepoint.sync > 2s within 5s" */
+  message: string
+  evidence: Evidence[]
+}
+
+/** What is abnormal when no rule matched: counts and extremes of notable signals. */
+export type Abnormality = { signal: string; summary: string; count: number; worst?: string }
+
+export type Diagnosis = {
+  cluster: string
+  broker: string
+  from: number
+  to: number
+  /** The evaluation's `now`, supplied by the caller. */
+  at: number
+  causes: Cause[]
+  nearMisses: NearMiss[]
+  abnormal: Abnormality[]
+  /** How many signals the evaluation looked at, so "nothing found" can be told from "no data". */
+  signalsSeen: number
+}

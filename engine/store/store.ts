@@ -1,0 +1,116 @@
+import type { Signal } from '../../signals/signal.js'
+
+/**
+ * The one storage interface. RedisStore is what a team deploys; MemoryStore is the embedded default
+ * for a single process and for replay. Both pass test/engine/store.conformance.test.ts.
+ * Every method takes time as an argument: the store never reads the clock either.
+ */
+
+export type AppendResult = {
+  accepted: number
+  /** Rejected signals by reason ("missing name", "invalid at", …); a rejected signal is never half-stored. */
+  rejected: Record<string, number>
+}
+
+export type SignalQuery = {
+  cluster: string
+  /** Omit for cluster-wide signals only. */
+  broker?: string
+  /** Catalogue names to read; omit for all. */
+  names?: string[]
+  /** Inclusive epoch ms. */
+  from: number
+  /** Inclusive epoch ms. */
+  to: number
+}
+
+export type BrokerRef = { cluster: string; broker: string }
+
+export type AlertState = 'pending' | 'firing' | 'resolved'
+
+export type AlertRecord = {
+  fingerprint: string
+  ruleId: string
+  cluster: string
+  broker?: string
+  labels: Record<string, string>
+  state: AlertState
+  /** When the condition first held (pending since). */
+  activeAt: number
+  firedAt?: number
+  resolvedAt?: number
+  /** Last time the engine saw the condition hold. */
+  lastSeenAt: number
+  /** Last notification sent, for re-notify intervals. */
+  notifiedAt?: number
+  /** Bot bookkeeping: where the alert message lives, so updates edit it in place. */
+  message?: { channel: string; ts: string }
+  /** The latest rendered cause text and evidence count, for update decisions. */
+  summary?: string
+  evidenceCount?: number
+}
+
+export type Silence = {
+  id: string
+  /** A rule id/name or an alert fingerprint. */
+  matcher: string
+  createdBy: string
+  createdAt: number
+  expiresAt: number
+  comment?: string
+}
+
+export type AuditRecord = {
+  at: number
+  user: string
+  channel: string
+  action: string
+  target: string
+  before?: string
+  after?: string
+  outcome: 'requested' | 'approved' | 'applied' | 'cancelled' | 'denied' | 'failed'
+  detail?: string
+}
+
+export type StoredDiagnosis = { at: number; cluster: string; broker: string; ruleId: string; severity: string; cause: string }
+
+export interface Store {
+  /** Validates and writes signals; invalid ones are counted by reason, never half-stored. */
+  append(signals: Signal[]): Promise<AppendResult>
+  /** Events and gauge samples in [from, to], sorted by time; facts are returned by `facts`. */
+  query(q: SignalQuery): Promise<Signal[]>
+  /** The latest value of every fact for a broker (and the cluster-wide ones when broker is omitted). */
+  facts(cluster: string, broker?: string): Promise<Signal[]>
+  /** Every broker that has any stored signal. */
+  brokers(): Promise<BrokerRef[]>
+  /** Drops events and samples older than `before` (retention). Returns how many were removed. */
+  trim(before: number): Promise<number>
+
+  /** Alert state by fingerprint. */
+  getAlert(fingerprint: string): Promise<AlertRecord | undefined>
+  listAlerts(): Promise<AlertRecord[]>
+  /**
+   * Compare-and-set of an alert's state: writes `next` only if the stored state is still `expected`
+   * (undefined = absent). This is how two engine processes on one Redis produce one firing.
+   */
+  transitionAlert(expected: AlertState | undefined, next: AlertRecord): Promise<boolean>
+  /** Updates non-state bookkeeping (message ts, notifiedAt, summary) of an existing alert. */
+  updateAlert(fingerprint: string, patch: Partial<Omit<AlertRecord, 'fingerprint' | 'state'>>): Promise<void>
+
+  addSilence(s: Silence): Promise<void>
+  /** Silences still active at `now`. */
+  listSilences(now: number): Promise<Silence[]>
+
+  /** Capped history of diagnoses for the digest. */
+  recordDiagnosis(d: StoredDiagnosis): Promise<void>
+  recentDiagnoses(since: number): Promise<StoredDiagnosis[]>
+
+  appendAudit(r: AuditRecord): Promise<void>
+  listAudit(limit: number): Promise<AuditRecord[]>
+
+  /** A lease lock (one replica posts the digest). True when `owner` now holds it. */
+  acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean>
+  releaseLock(name: string, owner: string): Promise<void>
+
+  close(): Promise<void>
+}

@@ -1,0 +1,124 @@
+import type { Dimension } from './units.js'
+
+/**
+ * The signal catalogue: the one list of names the rule checker, the docs, the adapters and the bot
+ * all read. Adding a signal means adding a row here; nothing else hard-codes a signal name's meaning.
+ */
+export type SignalKind = 'event' | 'gauge' | 'fact'
+
+export type CatalogueEntry = {
+  kind: SignalKind
+  /** Dimension of `value`; 'none' for events that carry no value. */
+  unit: Dimension
+  /** Label names a rule may filter or group on. */
+  labels: readonly string[]
+  /** One line for people: what it means and where it comes from. */
+  doc: string
+  /** True when the signal concerns the whole cluster and joins every broker's evaluation. */
+  clusterWide?: boolean
+}
+
+const ev = (unit: Dimension, labels: readonly string[], doc: string, clusterWide = false): CatalogueEntry => ({
+  kind: 'event',
+  unit,
+  labels,
+  doc,
+  clusterWide,
+})
+const gauge = (unit: Dimension, labels: readonly string[], doc: string, clusterWide = false): CatalogueEntry => ({
+  kind: 'gauge',
+  unit,
+  labels,
+  doc,
+  clusterWide,
+})
+const fact = (unit: Dimension, labels: readonly string[], doc: string): CatalogueEntry => ({ kind: 'fact', unit, labels, doc })
+
+const TP = ['topic', 'partition'] as const
+
+export const CATALOGUE = {
+  // ZooKeeper and KRaft sessions
+  'zk.session_timeout': ev('duration', ['session'], 'ZooKeeper client "Client session timed out, have not heard from server in N ms"; value = time not heard'),
+  'zk.session_expired': ev('none', ['session'], 'ZooKeeper session expired ("Session expired" / "session 0x… has expired")'),
+  'zk.disconnected': ev('none', [], 'ZooKeeper client lost its connection (Disconnected / "Unable to read additional data")'),
+  'kraft.broker_fenced': ev('none', ['fenced_broker'], 'KRaft controller fenced a broker because its session timed out', false),
+  'kraft.heartbeat_failed': ev('none', [], 'BrokerLifecycleManager heartbeat to the controller failed or timed out'),
+  // JVM pauses
+  'safepoint.sync': ev('duration', ['operation'], 'time to bring all threads to a safepoint (JDK 8 "Stopping threads took", JDK 13+ "Reaching safepoint", statistics sync column)'),
+  'safepoint.total': ev('duration', ['operation'], 'total time application threads were stopped ("Total time for which application threads were stopped", "Total: N ns")'),
+  'gc.pause': ev('duration', ['kind', 'cause', 'collector'], 'a GC pause (G1/Parallel/CMS, young/mixed/full), JDK 8 and unified logging'),
+  'gc.count': gauge('rate', ['collector'], 'GC collections per second (JMX)'),
+  'gc.time': gauge('ratio', ['collector'], 'share of wall time spent in GC (JMX)'),
+  'heap.after_gc': gauge('bytes', ['kind'], 'heap occupancy right after a GC (GC log "123M->45M(512M)", JMX collection usage)'),
+  'heap.used': gauge('bytes', ['pool'], 'heap in use (JMX)'),
+  'heap.max': gauge('bytes', ['pool'], 'maximum heap (GC log capacity, JMX)'),
+  'jvm.oom': ev('none', ['kind'], 'OutOfMemoryError; kind = heap | map | direct | metaspace | native_thread'),
+  // Replication
+  'isr.shrink': ev('none', ['topic', 'partition', 'from', 'to'], 'leader shrank a partition\'s ISR ("Shrinking ISR from 1001,1002 to 1001")'),
+  'isr.expand': ev('none', ['topic', 'partition', 'from', 'to'], 'leader expanded a partition\'s ISR ("Expanding ISR", "ISR updated to")'),
+  'isr.shrink_rate': gauge('rate', [], 'ISR shrinks per second (JMX IsrShrinksPerSec)'),
+  'partitions.under_replicated': gauge('count', [], 'under-replicated partitions (admin metadata, JMX)'),
+  'partitions.offline': gauge('count', [], 'offline partitions (admin metadata, controller JMX)', true),
+  'partitions.under_min_isr': gauge('count', [], 'partitions whose ISR is below min.insync.replicas'),
+  'produce.not_enough_replicas': ev('none', TP, 'a produce was refused: NotEnoughReplicas(AfterAppend)'),
+  'leader.change': ev('none', ['topic', 'partition', 'from', 'to'], 'partition leadership moved (state-change log, metadata diff)'),
+  'leader.unclean': ev('none', TP, 'an out-of-sync replica was elected leader (unclean leader election)', true),
+  'controller.change': ev('none', ['controller'], 'the active controller moved (controller election / resignation)', true),
+  'replica.fetch_error': ev('none', ['leader', 'topic', 'partition'], 'a follower\'s fetch from its leader failed (ReplicaFetcherThread errors)'),
+  // Clients
+  'client.not_leader': ev('none', TP, 'client got NOT_LEADER_FOR_PARTITION / NOT_LEADER_OR_FOLLOWER / NotLeaderForPartitionException'),
+  'producer.throughput': gauge('rate', ['client'], 'records/s reported by kafka-producer-perf-test progress lines'),
+  'producer.max_latency': gauge('duration', ['client'], 'max latency reported by kafka-producer-perf-test progress lines'),
+  // Storage
+  'log.segment_roll': ev('none', TP, 'a new log segment was rolled ("Rolled new log segment at offset …")'),
+  'log.segments': gauge('count', TP, 'log segments of a partition (JMX NumLogSegments, log dir listing)'),
+  'log.map_failed': ev('none', ['dir', 'topic'], 'mmap of an index failed ("IOException: Map failed")'),
+  'log.dir_failure': ev('none', ['dir'], 'a log dir went offline (LogDirFailureChannel, "Halting broker because dir … is offline")'),
+  'disk.full': ev('none', ['dir'], '"No space left on device" while writing a log'),
+  'fd.exhausted': ev('none', [], '"Too many open files" (any locale)'),
+  'fd.open': gauge('count', [], 'open file descriptors (/proc/<pid>/fd, JMX process_open_fds)'),
+  'fd.max': gauge('count', [], 'file descriptor limit (/proc/<pid>/limits, JMX process_max_fds)'),
+  'mmap.count': gauge('count', [], 'memory-mapped areas (/proc/<pid>/maps)'),
+  'mmap.max': gauge('count', [], 'vm.max_map_count'),
+  'mmap.buffers': gauge('count', [], 'mapped NIO buffers (JMX BufferPool mapped count)'),
+  // Fetch and groups
+  'fetch.down_conversion': gauge('rate', ['topic'], 'messages down-converted per second for old clients (JMX FetchMessageConversionsPerSec)'),
+  'fetch.down_conversion_error': ev('none', ['topic'], 'an error stack through downConvert (KafkaApis fetch handling)'),
+  'group.rebalance': ev('none', ['group', 'generation'], 'a consumer group began rebalancing ("Preparing to rebalance group g …", generation change)'),
+  'group.member_failed': ev('none', ['group', 'member'], 'a group member failed or left ("Member m in group g has failed")'),
+  'group.stable': ev('none', ['group', 'generation'], 'a group stabilised at a generation'),
+  // Request processing
+  'request_handler.idle': gauge('ratio', [], 'request handler average idle ratio (JMX)'),
+  'network_processor.idle': gauge('ratio', [], 'network processor average idle ratio (JMX)'),
+  // Lifecycle
+  'broker.start': ev('none', [], 'broker finished starting ("[KafkaServer id=1] started", "Kafka Server started")'),
+  'broker.shutdown': ev('none', [], 'broker began shutting down'),
+  'broker.version': fact('version', ['version'], 'Kafka version ("Kafka version: 3.7.0", admin API)'),
+  'process.start': fact('duration', [], 'JVM process start time in epoch ms (JMX process_start_time_seconds); a change is a restart'),
+  'source.stale': ev('none', ['target'], 'a signal source (scrape target, admin API, log file) stopped answering'),
+  // Broker and topic configuration (admin describeConfigs); dots in Kafka names become underscores
+  'config.segment_ms': fact('duration', ['topic'], 'segment.ms / log.roll.ms of a topic or broker'),
+  'config.segment_bytes': fact('bytes', ['topic'], 'segment.bytes / log.segment.bytes'),
+  'config.retention_ms': fact('duration', ['topic'], 'retention.ms / log.retention.ms'),
+  'config.min_insync_replicas': fact('count', ['topic'], 'min.insync.replicas'),
+  'config.unclean_leader_election_enable': fact('count', ['topic'], 'unclean.leader.election.enable (1 = true)'),
+  'config.zookeeper_session_timeout_ms': fact('duration', [], 'zookeeper.session.timeout.ms'),
+  'config.log_message_format_version': fact('version', ['topic'], 'log.message.format.version / message.format.version'),
+  'config.num_io_threads': fact('count', [], 'num.io.threads'),
+  'config.heap_max': fact('bytes', [], 'the JVM -Xmx the broker runs with'),
+} as const satisfies Record<string, CatalogueEntry>
+
+export type SignalName = keyof typeof CATALOGUE
+
+/** Looks a name up; undefined for names not in the catalogue. */
+export function lookupSignal(name: string): CatalogueEntry | undefined {
+  return (CATALOGUE as Record<string, CatalogueEntry>)[name]
+}
+
+/** All catalogue names, for did-you-mean hints and docs. */
+export const SIGNAL_NAMES: readonly string[] = Object.keys(CATALOGUE)
+
+/** Kafka config key → catalogue name: "segment.ms" → "config.segment_ms". */
+export function configSignalName(kafkaKey: string): string {
+  return `config.${kafkaKey.replace(/\./g, '_')}`
+}
