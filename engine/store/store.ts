@@ -114,3 +114,5 @@ export interface Store {
 
   close(): Promise<void>
 }
+
+export { StoreUnavailableError } from './store-unavailable-error.js'

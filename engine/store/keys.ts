@@ -1,0 +1,117 @@
+import type { Signal } from '../../signals/signal.js'
+
+/**
+ * Every Redis key and sorted-set member the store uses is built here, so the layout can be read in
+ * one place and several deployments can share one Redis under different prefixes.
+ *
+ * Layout (P = prefix, T = hash tag `{cluster:broker}`, `{cluster:_}` for cluster-wide signals):
+ *
+ * | key | type | holds |
+ * |---|---|---|
+ * | `P sig:T:<name>` | sorted set | events and gauge samples of one signal, scored by `at`; member = signalMember() |
+ * | `P names:T` | set | signal names that have a sorted set in scope T (queries without `names`, trim) |
+ * | `P facts:T` | hash | field = factField(name, labels), value = `<at> <member>`; latest `at` wins |
+ * | `P brokers` | set | JSON `[cluster, broker]` of every broker with a stored signal |
+ * | `P clusters` | set | every cluster with a stored signal (its cluster-wide scope) |
+ * | `P alert:{alerts}:<fingerprint>` | hash | one alert; `state` raw, other fields JSON |
+ * | `P alerts:{alerts}` | set | fingerprints of all alerts |
+ * | `P silences:{silences}` | hash | id → Silence JSON |
+ * | `P silence-expiry:{silences}` | sorted set | id scored by `expiresAt` |
+ * | `P diagnoses` | stream | capped (XADD MAXLEN ~) diagnosis history |
+ * | `P audit` | stream | capped audit trail |
+ * | `P lock:<name>` | string | lease owner, with a PX expiry |
+ *
+ * All keys of one broker share its hash tag, so on Redis Cluster they live on one shard and a Lua
+ * script may touch several of them. Alert and silence keys share their own tags for the same reason.
+ */
+
+/** Marks the cluster-wide scope in a hash tag; a broker literally named "_" is escaped. */
+export const CLUSTER_WIDE = '_'
+
+/** Escapes the characters that would break a hash tag or the key grammar. */
+function escapePart(part: string): string {
+  const escaped = part.replace(/[%{}:\s]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`)
+  return escaped === CLUSTER_WIDE ? '%5F' : escaped
+}
+
+/** Redis picks the first `{…}` of a key as its hash tag, so a prefix must not contain braces. */
+export function checkPrefix(prefix: string): string | undefined {
+  if (/[{}]/.test(prefix)) return `key prefix '${prefix}' must not contain '{' or '}'`
+  return undefined
+}
+
+/** The key builder for one deployment's prefix. */
+export type Keys = ReturnType<typeof createKeys>
+
+/** Builds the key functions for a prefix such as "kafka-why:prod:". */
+export function createKeys(prefix: string) {
+  const problem = checkPrefix(prefix)
+  if (problem) throw new Error(problem)
+  const tag = (cluster: string, broker: string | undefined) =>
+    `{${escapePart(cluster)}:${broker === undefined ? CLUSTER_WIDE : escapePart(broker)}}`
+  return {
+    prefix,
+    /** The hash tag of a broker's keys (or of a cluster's cluster-wide keys). */
+    tag,
+    signal: (cluster: string, broker: string | undefined, name: string) => `${prefix}sig:${tag(cluster, broker)}:${name}`,
+    names: (cluster: string, broker: string | undefined) => `${prefix}names:${tag(cluster, broker)}`,
+    facts: (cluster: string, broker: string | undefined) => `${prefix}facts:${tag(cluster, broker)}`,
+    brokers: () => `${prefix}brokers`,
+    clusters: () => `${prefix}clusters`,
+    alert: (fingerprint: string) => `${prefix}alert:{alerts}:${fingerprint}`,
+    alerts: () => `${prefix}alerts:{alerts}`,
+    silences: () => `${prefix}silences:{silences}`,
+    silenceExpiry: () => `${prefix}silence-expiry:{silences}`,
+    diagnoses: () => `${prefix}diagnoses`,
+    audit: () => `${prefix}audit`,
+    lock: (name: string) => `${prefix}lock:${name}`,
+  }
+}
+
+/** Labels with keys in sorted order, so equal label sets always serialise the same way. */
+export function sortedLabels(labels: Record<string, string> | undefined): Record<string, string> | null {
+  if (!labels) return null
+  const keys = Object.keys(labels)
+  if (keys.length === 0) return null
+  keys.sort()
+  const out: Record<string, string> = {}
+  for (const k of keys) out[k] = labels[k]
+  return out
+}
+
+/**
+ * The sorted-set member of a signal: `[at, value, labels, source, text]` as JSON. It carries the
+ * source (adapter:file:line), so replaying the same file twice stores each observation once, while
+ * two observations that differ in anything (time, value, labels, line) stay two members. Name,
+ * cluster and broker are implied by the key.
+ */
+export function signalMember(s: Signal): string {
+  return JSON.stringify([s.at, s.value ?? null, sortedLabels(s.labels), s.source, s.text ?? null])
+}
+
+/** Inverse of signalMember, given what the key implies. */
+export function decodeMember(member: string, name: string, cluster: string, broker: string | undefined): Signal {
+  const [at, value, labels, source, text] = JSON.parse(member) as [number, number | null, Record<string, string> | null, string, string | null]
+  const s: Signal = { name, at, cluster, source }
+  if (broker !== undefined) s.broker = broker
+  if (value !== null) s.value = value
+  if (labels !== null) s.labels = labels
+  if (text !== null) s.text = text
+  return s
+}
+
+/** Facts are latest-wins per (name, labels): this is the identity of one fact. */
+export function factField(s: Pick<Signal, 'name' | 'labels'>): string {
+  return JSON.stringify([s.name, sortedLabels(s.labels)])
+}
+
+/**
+ * The one ordering of query results both stores share: by time, then name, then member — the same
+ * tie-break Redis applies to equal scores, so MemoryStore and RedisStore answer identically.
+ */
+export function compareStored(a: { at: number; name: string; member: string }, b: { at: number; name: string; member: string }): number {
+  if (a.at !== b.at) return a.at - b.at
+  if (a.name !== b.name) return a.name < b.name ? -1 : 1
+  if (a.member === b.member) return 0
+  return a.member < b.member ? -1 : 1
+}

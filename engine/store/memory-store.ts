@@ -1,0 +1,255 @@
+import { lookupSignal } from '../../signals/catalogue.js'
+import { validateSignal } from '../../signals/jsonl.js'
+import type { Signal } from '../../signals/signal.js'
+import { compareStored, factField, signalMember } from './keys.js'
+import type {
+  AlertRecord,
+  AlertState,
+  AppendResult,
+  AuditRecord,
+  BrokerRef,
+  SignalQuery,
+  Silence,
+  Store,
+  StoredDiagnosis,
+} from './store.js'
+
+/** Caps shared by both stores: how much history the digest and the audit trail keep. */
+export type StoreCaps = {
+  /** Diagnoses kept (oldest dropped first). Default 10 000. */
+  diagnosesCap?: number
+  /** Audit records kept. Default 100 000. */
+  auditCap?: number
+}
+
+export const DEFAULT_DIAGNOSES_CAP = 10_000
+export const DEFAULT_AUDIT_CAP = 100_000
+
+type Entry = { at: number; name: string; member: string; signal: Signal }
+type Series = { entries: Entry[]; members: Set<string> }
+type Scope = { cluster: string; broker?: string; series: Map<string, Series>; facts: Map<string, Signal> }
+
+const copySignal = (s: Signal): Signal => (s.labels ? { ...s, labels: { ...s.labels } } : { ...s })
+
+/** First index whose entry is not before `probe` in store order. */
+function lowerBound(entries: Entry[], probe: { at: number; name: string; member: string }): number {
+  let lo = 0
+  let hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (compareStored(entries[mid], probe) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** First index with `at` >= t (or > t when `after`). */
+function boundAt(entries: Entry[], t: number, after: boolean): number {
+  let lo = 0
+  let hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (entries[mid].at < t || (after && entries[mid].at === t)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Orders brokers "2" before "10" and clusters alphabetically, the same in both stores. */
+export function compareBrokerRefs(a: BrokerRef, b: BrokerRef): number {
+  return a.cluster.localeCompare(b.cluster, 'en', { numeric: true }) || a.broker.localeCompare(b.broker, 'en', { numeric: true })
+}
+
+/**
+ * The embedded store: everything in process memory, gone on exit. The default when no Redis is
+ * configured, and what `replay` and tests use; it obeys the same contract as RedisStore. Lock leases
+ * expire by timer, so it never reads the clock.
+ */
+export class MemoryStore implements Store {
+  private readonly scopes = new Map<string, Scope>()
+  private readonly alerts = new Map<string, AlertRecord>()
+  private readonly silences = new Map<string, Silence>()
+  private diagnoses: StoredDiagnosis[] = []
+  private audit: AuditRecord[] = []
+  private readonly locks = new Map<string, { owner: string; timer: NodeJS.Timeout }>()
+  private readonly diagnosesCap: number
+  private readonly auditCap: number
+
+  constructor(caps: StoreCaps = {}) {
+    this.diagnosesCap = caps.diagnosesCap ?? DEFAULT_DIAGNOSES_CAP
+    this.auditCap = caps.auditCap ?? DEFAULT_AUDIT_CAP
+  }
+
+  private scope(cluster: string, broker: string | undefined, create: true): Scope
+  private scope(cluster: string, broker: string | undefined, create: false): Scope | undefined
+  private scope(cluster: string, broker: string | undefined, create: boolean): Scope | undefined {
+    const key = JSON.stringify([cluster, broker ?? null])
+    let scope = this.scopes.get(key)
+    if (!scope && create) {
+      scope = { cluster, broker, series: new Map(), facts: new Map() }
+      this.scopes.set(key, scope)
+    }
+    return scope
+  }
+
+  async append(signals: Signal[]): Promise<AppendResult> {
+    const rejected: Record<string, number> = {}
+    const valid: Signal[] = []
+    for (const raw of signals) {
+      const v = validateSignal(raw)
+      if (v.ok) valid.push(v.signal)
+      else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
+    }
+    for (const s of valid) {
+      const scope = this.scope(s.cluster, s.broker, true)
+      if (lookupSignal(s.name)?.kind === 'fact') {
+        const field = factField(s)
+        const current = scope.facts.get(field)
+        if (!current || s.at >= current.at) scope.facts.set(field, s)
+        continue
+      }
+      let series = scope.series.get(s.name)
+      if (!series) {
+        series = { entries: [], members: new Set() }
+        scope.series.set(s.name, series)
+      }
+      const member = signalMember(s)
+      if (series.members.has(member)) continue
+      series.members.add(member)
+      const entry = { at: s.at, name: s.name, member, signal: s }
+      const last = series.entries[series.entries.length - 1]
+      if (!last || compareStored(last, entry) < 0) series.entries.push(entry)
+      else series.entries.splice(lowerBound(series.entries, entry), 0, entry)
+    }
+    return { accepted: valid.length, rejected }
+  }
+
+  async query(q: SignalQuery): Promise<Signal[]> {
+    const scope = this.scope(q.cluster, q.broker, false)
+    if (!scope || q.from > q.to) return []
+    const names = q.names ?? [...scope.series.keys()]
+    const hits: Entry[] = []
+    for (const name of new Set(names)) {
+      const series = scope.series.get(name)
+      if (!series) continue
+      const start = boundAt(series.entries, q.from, false)
+      const end = boundAt(series.entries, q.to, true)
+      for (let i = start; i < end; i++) hits.push(series.entries[i])
+    }
+    hits.sort(compareStored)
+    return hits.map((e) => copySignal(e.signal))
+  }
+
+  async facts(cluster: string, broker?: string): Promise<Signal[]> {
+    const scope = this.scope(cluster, broker, false)
+    if (!scope) return []
+    return [...scope.facts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => copySignal(s))
+  }
+
+  async brokers(): Promise<BrokerRef[]> {
+    const refs: BrokerRef[] = []
+    for (const scope of this.scopes.values()) if (scope.broker !== undefined) refs.push({ cluster: scope.cluster, broker: scope.broker })
+    return refs.sort(compareBrokerRefs)
+  }
+
+  async trim(before: number): Promise<number> {
+    let removed = 0
+    for (const scope of this.scopes.values()) {
+      for (const [name, series] of scope.series) {
+        const cut = boundAt(series.entries, before, false)
+        if (cut === 0) continue
+        for (let i = 0; i < cut; i++) series.members.delete(series.entries[i].member)
+        series.entries.splice(0, cut)
+        removed += cut
+        if (series.entries.length === 0) scope.series.delete(name)
+      }
+    }
+    return removed
+  }
+
+  async getAlert(fingerprint: string): Promise<AlertRecord | undefined> {
+    const a = this.alerts.get(fingerprint)
+    return a ? structuredClone(a) : undefined
+  }
+
+  async listAlerts(): Promise<AlertRecord[]> {
+    return [...this.alerts.keys()].sort().map((fp) => structuredClone(this.alerts.get(fp)!))
+  }
+
+  async transitionAlert(expected: AlertState | undefined, next: AlertRecord): Promise<boolean> {
+    const current = this.alerts.get(next.fingerprint)
+    if ((current?.state ?? undefined) !== expected) return false
+    this.alerts.set(next.fingerprint, structuredClone(withoutUndefined(next)))
+    return true
+  }
+
+  async updateAlert(fingerprint: string, patch: Partial<Omit<AlertRecord, 'fingerprint' | 'state'>>): Promise<void> {
+    const current = this.alerts.get(fingerprint)
+    if (!current) return
+    const clean = withoutUndefined(patch) as Partial<AlertRecord>
+    delete clean.fingerprint
+    delete clean.state
+    this.alerts.set(fingerprint, { ...current, ...structuredClone(clean) })
+  }
+
+  async addSilence(s: Silence): Promise<void> {
+    this.silences.set(s.id, structuredClone(withoutUndefined(s)))
+  }
+
+  async listSilences(now: number): Promise<Silence[]> {
+    for (const [id, s] of this.silences) if (s.expiresAt <= now) this.silences.delete(id)
+    return [...this.silences.values()]
+      .sort((a, b) => a.expiresAt - b.expiresAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((s) => structuredClone(s))
+  }
+
+  async recordDiagnosis(d: StoredDiagnosis): Promise<void> {
+    this.diagnoses.push({ ...d })
+    if (this.diagnoses.length > this.diagnosesCap) this.diagnoses = this.diagnoses.slice(-this.diagnosesCap)
+  }
+
+  async recentDiagnoses(since: number): Promise<StoredDiagnosis[]> {
+    return this.diagnoses.filter((d) => d.at >= since).sort((a, b) => a.at - b.at).map((d) => ({ ...d }))
+  }
+
+  async appendAudit(r: AuditRecord): Promise<void> {
+    this.audit.push(withoutUndefined(r))
+    if (this.audit.length > this.auditCap) this.audit = this.audit.slice(-this.auditCap)
+  }
+
+  async listAudit(limit: number): Promise<AuditRecord[]> {
+    if (limit <= 0) return []
+    return this.audit.slice(-limit).reverse().map((r) => ({ ...r }))
+  }
+
+  async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const held = this.locks.get(name)
+    if (held && held.owner !== owner) return false
+    if (held) clearTimeout(held.timer)
+    const timer = setTimeout(() => {
+      if (this.locks.get(name)?.timer === timer) this.locks.delete(name)
+    }, ttlMs)
+    timer.unref()
+    this.locks.set(name, { owner, timer })
+    return true
+  }
+
+  async releaseLock(name: string, owner: string): Promise<void> {
+    const held = this.locks.get(name)
+    if (!held || held.owner !== owner) return
+    clearTimeout(held.timer)
+    this.locks.delete(name)
+  }
+
+  async close(): Promise<void> {
+    for (const { timer } of this.locks.values()) clearTimeout(timer)
+    this.locks.clear()
+  }
+}
+
+/** Drops keys whose value is undefined, so stored records compare equal across stores. */
+export function withoutUndefined<T extends object>(x: T): T {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(x)) if (v !== undefined) out[k] = v
+  return out as T
+}

@@ -1,0 +1,144 @@
+import { lookupSignal } from './catalogue.js'
+import type { Signal } from './signal.js'
+
+/**
+ * Recorded signals as JSON Lines: one Signal object per line, so an incident (metric scrapes,
+ * configs, facts) can be stored and replayed without any log parser.
+ *
+ * ```
+ * {"name":"safepoint.sync","at":"2018-08-13T22:08:51.112-04:00","cluster":"prod","broker":"1","value":3301,"source":"gc:broker-1/gc.log:88"}
+ * {"name":"config.segment_ms","at":1534212531000,"cluster":"prod","broker":"1","value":100,"labels":{"topic":"orders"}}
+ * ```
+ *
+ * - `at`: epoch milliseconds, or an ISO-8601 date-time *with* an offset (`Z`, `+08:00`, `-0400`).
+ * - `broker`: a string; a non-negative integer is accepted and turned into its decimal text.
+ * - `value`: a finite number in the catalogue's base unit; gauges and facts must carry one.
+ * - `labels`: an object of string values.
+ * - `source`: when the key is absent the line's own position (`jsonl:<file>:<line>`) is used, which
+ *   also makes replaying the same file twice idempotent.
+ * - Blank lines are skipped. Any other bad line is rejected, counted by reason, and reported with its
+ *   line number; one bad line never stops the rest of the file.
+ */
+
+/** Why a signal was refused. Stable text: it is a counter key in AppendResult.rejected. */
+export type RejectReason =
+  | 'invalid JSON'
+  | 'not an object'
+  | 'missing name'
+  | 'unknown signal'
+  | 'invalid at'
+  | 'missing cluster'
+  | 'invalid broker'
+  | 'invalid value'
+  | 'missing value'
+  | 'invalid labels'
+  | 'missing source'
+  | 'invalid text'
+
+/** Outcome of validating one untrusted object; `detail` says which value was wrong, for people. */
+export type SignalValidation = { ok: true; signal: Signal } | { ok: false; reason: RejectReason; detail?: string }
+
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/i
+
+/**
+ * Turns an `at` given as epoch ms or ISO-8601 text into epoch ms. Text without an offset is refused:
+ * guessing a zone would silently move evidence by hours.
+ */
+export function parseAt(at: unknown): number | undefined {
+  if (typeof at === 'number') return Number.isFinite(at) ? at : undefined
+  if (typeof at !== 'string' || !ISO_WITH_OFFSET.test(at.trim())) return undefined
+  let text = at.trim().replace(' ', 'T').replace(',', '.')
+  // Date.parse wants "+hh:mm"; accept the compact "+hhmm" and "+hh" forms too.
+  text = text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2').replace(/([+-]\d{2})$/, '$1:00')
+  // Date.parse keeps milliseconds only; sub-millisecond digits are dropped before parsing.
+  text = text.replace(/(\.\d{3})\d+/, '$1')
+  const ms = Date.parse(text)
+  return Number.isFinite(ms) ? ms : undefined
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
+
+/**
+ * Checks an untrusted value against the Signal contract and the catalogue and returns a normalised
+ * copy (numeric `at`, no undefined keys). Stores and the JSONL reader call it so that a bad signal is
+ * refused whole, never half-stored.
+ */
+export function validateSignal(x: unknown): SignalValidation {
+  if (!isObject(x)) return { ok: false, reason: 'not an object' }
+  const { name, at, cluster, broker, value, labels, source, text } = x
+  if (typeof name !== 'string' || name === '') return { ok: false, reason: 'missing name' }
+  const entry = lookupSignal(name)
+  if (!entry) return { ok: false, reason: 'unknown signal', detail: name }
+  const atMs = parseAt(at)
+  if (atMs === undefined) return { ok: false, reason: 'invalid at', detail: String(at) }
+  if (typeof cluster !== 'string' || cluster === '') return { ok: false, reason: 'missing cluster' }
+  let brokerText: string | undefined
+  if (broker !== undefined) {
+    if (typeof broker === 'string' && broker !== '') brokerText = broker
+    else if (typeof broker === 'number' && Number.isSafeInteger(broker) && broker >= 0) brokerText = String(broker)
+    else return { ok: false, reason: 'invalid broker', detail: String(broker) }
+  }
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+    return { ok: false, reason: 'invalid value', detail: String(value) }
+  }
+  if (value === undefined && entry.kind !== 'event') return { ok: false, reason: 'missing value', detail: `${entry.kind} ${name}` }
+  let labelsCopy: Record<string, string> | undefined
+  if (labels !== undefined) {
+    if (!isObject(labels)) return { ok: false, reason: 'invalid labels' }
+    labelsCopy = {}
+    for (const [k, v] of Object.entries(labels)) {
+      if (typeof v !== 'string') return { ok: false, reason: 'invalid labels', detail: k }
+      labelsCopy[k] = v
+    }
+  }
+  if (typeof source !== 'string' || source === '') return { ok: false, reason: 'missing source' }
+  if (text !== undefined && typeof text !== 'string') return { ok: false, reason: 'invalid text' }
+  const signal: Signal = { name, at: atMs, cluster, source }
+  if (brokerText !== undefined) signal.broker = brokerText
+  if (value !== undefined) signal.value = value as number
+  if (labelsCopy && Object.keys(labelsCopy).length > 0) signal.labels = labelsCopy
+  if (text !== undefined) signal.text = text as string
+  return { ok: true, signal }
+}
+
+/** One refused line, with enough position to fix it. */
+export type JsonlReject = { file: string; line: number; reason: RejectReason; detail?: string }
+
+export type JsonlParse = {
+  signals: Signal[]
+  /** Every refused line in file order. */
+  rejects: JsonlReject[]
+  /** The same refusals counted by reason, the shape AppendResult.rejected uses. */
+  rejected: Record<string, number>
+}
+
+/**
+ * Reads a recorded-signals file. Never throws: each line is accepted whole or refused with its line
+ * number and reason, so a corrupt line costs one signal, not the incident.
+ */
+export function parseSignalsJsonl(text: string, file: string): JsonlParse {
+  const signals: Signal[] = []
+  const rejects: JsonlReject[] = []
+  const rejected: Record<string, number> = {}
+  const reject = (line: number, reason: RejectReason, detail?: string) => {
+    rejects.push(detail === undefined ? { file, line, reason } : { file, line, reason, detail })
+    rejected[reason] = (rejected[reason] ?? 0) + 1
+  }
+  const lines = text.split(/\r?\n/)
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].trim()
+    if (raw === '') continue
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(raw)
+    } catch (err) {
+      reject(i + 1, 'invalid JSON', (err as Error).message)
+      continue
+    }
+    if (isObject(parsed) && !('source' in parsed)) parsed = { ...parsed, source: `jsonl:${file}:${i + 1}` }
+    const result = validateSignal(parsed)
+    if (result.ok) signals.push(result.signal)
+    else reject(i + 1, result.reason, result.detail)
+  }
+  return { signals, rejects, rejected }
+}

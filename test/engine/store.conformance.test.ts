@@ -1,0 +1,316 @@
+import { randomUUID } from 'node:crypto'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Signal } from '../../signals/signal.js'
+import { MemoryStore, type StoreCaps } from '../../engine/store/memory-store.js'
+import type { AlertRecord, Store } from '../../engine/store/store.js'
+
+// Every Store implementation must pass this one suite. RedisStore runs against the real Redis on
+// 127.0.0.1:6379 under a random prefix per test; only that prefix is deleted afterwards.
+
+type Harness = { make(caps?: StoreCaps): Promise<Store>; cleanup(): Promise<void> }
+type Backend = { backend: string; harness: () => Harness }
+
+const memoryHarness = (): Harness => {
+  const stores: Store[] = []
+  return {
+    async make(caps) {
+      const s = new MemoryStore(caps)
+      stores.push(s)
+      return s
+    },
+    async cleanup() {
+      await Promise.all(stores.map((s) => s.close()))
+    },
+  }
+}
+
+const backends: Backend[] = [
+  { backend: 'MemoryStore', harness: memoryHarness },
+]
+
+const sig = (over: Partial<Signal> & Pick<Signal, 'name' | 'at'>): Signal => ({
+  cluster: 'prod',
+  broker: '1',
+  source: `test:${over.name}:${over.at}`,
+  ...over,
+})
+
+const alert = (over: Partial<AlertRecord> & Pick<AlertRecord, 'state'>): AlertRecord => ({
+  fingerprint: 'fp-1',
+  ruleId: 'stw_pause_session_expiry',
+  cluster: 'prod',
+  broker: '1',
+  labels: {},
+  activeAt: 1000,
+  lastSeenAt: 1000,
+  ...over,
+})
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe('engine/store', () => {
+  describe.each(backends)('$backend', ({ harness }) => {
+    let h: Harness
+    let store: Store
+    beforeEach(async () => {
+      h = harness()
+      store = await h.make()
+    })
+    afterEach(async () => {
+      await h.cleanup()
+    })
+
+    it('returns events of several names merged in time order, whatever the append order', async () => {
+      await store.append([
+        sig({ name: 'zk.session_timeout', at: 5000, value: 7768 }),
+        sig({ name: 'safepoint.sync', at: 3000, value: 3301 }),
+        sig({ name: 'isr.shrink', at: 4000 }),
+        sig({ name: 'safepoint.sync', at: 1000, value: 12 }),
+      ])
+      const got = await store.query({ cluster: 'prod', broker: '1', from: 0, to: 10_000 })
+      expect(got.map((s) => [s.name, s.at])).toEqual([
+        ['safepoint.sync', 1000],
+        ['safepoint.sync', 3000],
+        ['isr.shrink', 4000],
+        ['zk.session_timeout', 5000],
+      ])
+    })
+
+    it.each([
+      { from: 2000, to: 4000, ats: [2000, 3000, 4000] },
+      { from: 2001, to: 3999, ats: [3000] },
+      { from: 4000, to: 4000, ats: [4000] },
+      { from: 5001, to: 9000, ats: [] },
+      { from: 4000, to: 2000, ats: [] },
+    ])('treats from=$from to=$to as inclusive bounds', async ({ from, to, ats }) => {
+      await store.append([1000, 2000, 3000, 4000, 5000].map((at) => sig({ name: 'isr.shrink', at })))
+      const got = await store.query({ cluster: 'prod', broker: '1', from, to })
+      expect(got.map((s) => s.at)).toEqual(ats)
+    })
+
+    it('filters by names and keeps brokers and cluster-wide signals apart', async () => {
+      await store.append([
+        sig({ name: 'isr.shrink', at: 1 }),
+        sig({ name: 'leader.change', at: 2 }),
+        sig({ name: 'isr.shrink', at: 3, broker: '2' }),
+        sig({ name: 'controller.change', at: 4, broker: undefined }),
+        sig({ name: 'isr.shrink', at: 5, cluster: 'staging' }),
+      ])
+      const names = (q: Parameters<Store['query']>[0]) => store.query(q).then((r) => r.map((s) => `${s.cluster}/${s.broker ?? '-'}/${s.name}@${s.at}`))
+      expect(await names({ cluster: 'prod', broker: '1', names: ['isr.shrink'], from: 0, to: 10 })).toEqual(['prod/1/isr.shrink@1'])
+      expect(await names({ cluster: 'prod', broker: '1', from: 0, to: 10 })).toEqual(['prod/1/isr.shrink@1', 'prod/1/leader.change@2'])
+      expect(await names({ cluster: 'prod', broker: '2', from: 0, to: 10 })).toEqual(['prod/2/isr.shrink@3'])
+      expect(await names({ cluster: 'prod', from: 0, to: 10 })).toEqual(['prod/-/controller.change@4'])
+      expect(await names({ cluster: 'staging', broker: '1', from: 0, to: 10 })).toEqual(['staging/1/isr.shrink@5'])
+      expect(await names({ cluster: 'prod', broker: '9', from: 0, to: 10 })).toEqual([])
+    })
+
+    it('round-trips value, labels, source and raw text exactly', async () => {
+      const s: Signal = {
+        name: 'gc.pause',
+        at: 1534212531112.5,
+        cluster: 'prod: eu {west}',
+        broker: '1001',
+        value: 3301.123456789,
+        labels: { kind: 'Full GC', cause: 'Allocation Failure', collector: 'G1 "Old"' },
+        source: 'gc:broker-1/gc.log:88',
+        text: '2018-08-13T22:08:51.112-0400: [Full GC (Allocation Failure)  3.3011234 secs] ünïcode',
+      }
+      const result = await store.append([s])
+      expect(result).toEqual({ accepted: 1, rejected: {} })
+      expect(await store.query({ cluster: s.cluster, broker: s.broker, from: s.at, to: s.at })).toEqual([s])
+    })
+
+    it('stores a replayed source once but never collapses distinct observations', async () => {
+      const batch = [
+        sig({ name: 'isr.shrink', at: 100, source: 'log:server.log:10', labels: { topic: 'a', partition: '0' } }),
+        sig({ name: 'isr.shrink', at: 100, source: 'log:server.log:10', labels: { topic: 'a', partition: '1' } }),
+        sig({ name: 'isr.shrink', at: 100, source: 'log:server.log:11', labels: { topic: 'a', partition: '0' } }),
+        sig({ name: 'heap.used', at: 100, source: 'jmx:b1', value: 1 }),
+        sig({ name: 'heap.used', at: 100, source: 'jmx:b1', value: 2 }),
+      ]
+      await store.append(batch)
+      await store.append(batch.map((s) => ({ ...s, labels: s.labels && Object.fromEntries(Object.entries(s.labels).reverse()) })))
+      const got = await store.query({ cluster: 'prod', broker: '1', from: 0, to: 1000 })
+      expect(got).toHaveLength(5)
+    })
+
+    it('keeps the latest fact per name and labels, whatever the arrival order', async () => {
+      await store.append([
+        sig({ name: 'config.segment_ms', at: 200, value: 100, labels: { topic: 'orders' } }),
+        sig({ name: 'config.segment_ms', at: 100, value: 604_800_000, labels: { topic: 'orders' } }),
+        sig({ name: 'config.segment_ms', at: 50, value: 3_600_000, labels: { topic: 'audit' } }),
+        sig({ name: 'broker.version', at: 10, value: 2_001_000 }),
+        sig({ name: 'broker.version', at: 20, value: 2_002_001 }),
+        sig({ name: 'broker.version', at: 30, value: 3_007_000, broker: '2' }),
+      ])
+      const facts = await store.facts('prod', '1')
+      const byKey = Object.fromEntries(facts.map((f) => [`${f.name}${JSON.stringify(f.labels ?? {})}`, [f.value, f.at]]))
+      expect(byKey).toEqual({
+        'config.segment_ms{"topic":"orders"}': [100, 200],
+        'config.segment_ms{"topic":"audit"}': [3_600_000, 50],
+        'broker.version{}': [2_002_001, 20],
+      })
+      expect(await store.query({ cluster: 'prod', broker: '1', from: 0, to: 1000 })).toEqual([])
+      expect(await store.facts('prod')).toEqual([])
+    })
+
+    it('lists every broker with a stored signal, including fact-only ones', async () => {
+      await store.append([
+        sig({ name: 'isr.shrink', at: 1, broker: '10' }),
+        sig({ name: 'isr.shrink', at: 1, broker: '2' }),
+        sig({ name: 'broker.version', at: 1, broker: '3', value: 3_007_000 }),
+        sig({ name: 'isr.shrink', at: 1, broker: '1', cluster: 'a-cluster' }),
+        sig({ name: 'controller.change', at: 1, broker: undefined }),
+      ])
+      expect(await store.brokers()).toEqual([
+        { cluster: 'a-cluster', broker: '1' },
+        { cluster: 'prod', broker: '2' },
+        { cluster: 'prod', broker: '3' },
+        { cluster: 'prod', broker: '10' },
+      ])
+    })
+
+    it('trims events and samples older than the cut, keeps the cut itself and the facts', async () => {
+      await store.append([
+        ...[100, 200, 300].map((at) => sig({ name: 'isr.shrink', at })),
+        ...[150, 250].map((at) => sig({ name: 'controller.change', at, broker: undefined })),
+        sig({ name: 'heap.used', at: 50, value: 1, broker: '2' }),
+        sig({ name: 'broker.version', at: 1, value: 3_007_000 }),
+      ])
+      expect(await store.trim(200)).toBe(3)
+      expect((await store.query({ cluster: 'prod', broker: '1', from: 0, to: 1000 })).map((s) => s.at)).toEqual([200, 300])
+      expect((await store.query({ cluster: 'prod', from: 0, to: 1000 })).map((s) => s.at)).toEqual([250])
+      expect(await store.query({ cluster: 'prod', broker: '2', from: 0, to: 1000 })).toEqual([])
+      expect(await store.facts('prod', '1')).toHaveLength(1)
+      expect(await store.trim(200)).toBe(0)
+      await store.append([sig({ name: 'isr.shrink', at: 100 })])
+      expect((await store.query({ cluster: 'prod', broker: '1', from: 0, to: 1000 })).map((s) => s.at)).toEqual([100, 200, 300])
+    })
+
+    it('lets exactly one of two concurrent transitions from the same state win', async () => {
+      const [a, b] = await Promise.all([
+        store.transitionAlert(undefined, alert({ state: 'pending', summary: 'from engine A' })),
+        store.transitionAlert(undefined, alert({ state: 'pending', summary: 'from engine B' })),
+      ])
+      expect([a, b].filter(Boolean)).toHaveLength(1)
+      expect((await store.getAlert('fp-1'))?.summary).toBe(a ? 'from engine A' : 'from engine B')
+
+      const fired = await Promise.all(
+        ['A', 'B', 'C'].map((who) => store.transitionAlert('pending', alert({ state: 'firing', firedAt: 2000, summary: who }))),
+      )
+      expect(fired.filter(Boolean)).toHaveLength(1)
+      expect((await store.getAlert('fp-1'))?.state).toBe('firing')
+      expect(await store.transitionAlert('pending', alert({ state: 'resolved' }))).toBe(false)
+      expect(await store.transitionAlert(undefined, alert({ state: 'pending' }))).toBe(false)
+      expect(await store.transitionAlert('firing', alert({ state: 'resolved', resolvedAt: 3000 }))).toBe(true)
+    })
+
+    it('round-trips alert records and patches bookkeeping without touching state', async () => {
+      const full = alert({
+        state: 'firing',
+        fingerprint: 'fp-2',
+        labels: { group: 'payments' },
+        firedAt: 1500,
+        summary: 'JVM pause',
+        evidenceCount: 4,
+      })
+      await store.transitionAlert(undefined, full)
+      await store.transitionAlert(undefined, alert({ state: 'pending', fingerprint: 'fp-0' }))
+      await store.updateAlert('fp-2', { message: { channel: 'C1', ts: '1712.0001' }, notifiedAt: 1600 })
+      await store.updateAlert('fp-missing', { notifiedAt: 1 })
+      expect(await store.getAlert('fp-2')).toEqual({ ...full, message: { channel: 'C1', ts: '1712.0001' }, notifiedAt: 1600 })
+      expect(await store.getAlert('fp-missing')).toBeUndefined()
+      expect((await store.listAlerts()).map((a) => [a.fingerprint, a.state])).toEqual([
+        ['fp-0', 'pending'],
+        ['fp-2', 'firing'],
+      ])
+    })
+
+    it('expires silences at their expiry time', async () => {
+      const base = { matcher: 'stw_pause_session_expiry', createdBy: 'U1', createdAt: 0 }
+      await store.addSilence({ ...base, id: 's1', expiresAt: 100, comment: 'maintenance' })
+      await store.addSilence({ ...base, id: 's2', expiresAt: 200 })
+      expect((await store.listSilences(50)).map((s) => s.id)).toEqual(['s1', 's2'])
+      expect((await store.listSilences(50))[0]).toEqual({ ...base, id: 's1', expiresAt: 100, comment: 'maintenance' })
+      expect((await store.listSilences(100)).map((s) => s.id)).toEqual(['s2'])
+      await store.addSilence({ ...base, id: 's1', expiresAt: 300 })
+      expect((await store.listSilences(150)).map((s) => s.id)).toEqual(['s2', 's1'])
+      expect(await store.listSilences(300)).toEqual([])
+    })
+
+    it('caps the diagnoses history, dropping the oldest first', async () => {
+      const capped = await h.make({ diagnosesCap: 10 })
+      const n = 300
+      for (let i = 0; i < n; i++) {
+        await capped.recordDiagnosis({ at: i, cluster: 'prod', broker: '1', ruleId: `r${i}`, severity: 'warning', cause: `cause ${i}` })
+      }
+      const all = await capped.recentDiagnoses(0)
+      expect(all.length).toBeGreaterThanOrEqual(10)
+      expect(all.length).toBeLessThan(n)
+      expect(all.slice(-10).map((d) => d.at)).toEqual([290, 291, 292, 293, 294, 295, 296, 297, 298, 299])
+      expect(all.map((d) => d.at)).not.toContain(0)
+      expect((await capped.recentDiagnoses(295)).map((d) => d.ruleId)).toEqual(['r295', 'r296', 'r297', 'r298', 'r299'])
+    })
+
+    it('lists the audit trail newest first', async () => {
+      const rec = (i: number) => ({ at: i, user: 'U1', channel: 'C1', action: 'config set', target: `topic t${i}`, outcome: 'applied' as const })
+      for (let i = 1; i <= 5; i++) await store.appendAudit(rec(i))
+      await store.appendAudit({ ...rec(6), before: 'segment.ms=100', after: 'segment.ms=604800000', outcome: 'failed', detail: 'denied' })
+      const got = await store.listAudit(3)
+      expect(got.map((r) => r.at)).toEqual([6, 5, 4])
+      expect(got[0]).toEqual({ ...rec(6), before: 'segment.ms=100', after: 'segment.ms=604800000', outcome: 'failed', detail: 'denied' })
+      expect(await store.listAudit(0)).toEqual([])
+    })
+
+    it('grants a lock to one owner at a time and frees it on release', async () => {
+      expect(await store.acquireLock('digest', 'replica-a', 10_000)).toBe(true)
+      expect(await store.acquireLock('digest', 'replica-b', 10_000)).toBe(false)
+      expect(await store.acquireLock('digest', 'replica-a', 10_000)).toBe(true)
+      await store.releaseLock('digest', 'replica-b')
+      expect(await store.acquireLock('digest', 'replica-b', 10_000)).toBe(false)
+      await store.releaseLock('digest', 'replica-a')
+      expect(await store.acquireLock('digest', 'replica-b', 10_000)).toBe(true)
+      const both = await Promise.all(['x', 'y'].map((o) => store.acquireLock('other', o, 10_000)))
+      expect(both.filter(Boolean)).toHaveLength(1)
+    })
+
+    it('lets a lock lapse when its holder stops renewing', async () => {
+      expect(await store.acquireLock('digest', 'replica-a', 150)).toBe(true)
+      expect(await store.acquireLock('digest', 'replica-b', 150)).toBe(false)
+      await sleep(300)
+      expect(await store.acquireLock('digest', 'replica-b', 150)).toBe(true)
+    })
+
+    it.each([
+      { reason: 'missing name', bad: { name: '' } },
+      { reason: 'unknown signal', bad: { name: 'safepoint.synch' } },
+      { reason: 'invalid at', bad: { at: Number.NaN } },
+      { reason: 'invalid at', bad: { at: '2018-08-13 22:08:51' } },
+      { reason: 'missing cluster', bad: { cluster: '' } },
+      { reason: 'invalid broker', bad: { broker: '' } },
+      { reason: 'invalid value', bad: { value: Number.POSITIVE_INFINITY } },
+      { reason: 'missing value', bad: { name: 'heap.used' } },
+      { reason: 'invalid labels', bad: { labels: { partition: 0 } } },
+      { reason: 'missing source', bad: { source: '' } },
+    ])('rejects a signal with $reason, counts it and stores nothing of it', async ({ reason, bad }) => {
+      const good = sig({ name: 'isr.shrink', at: 10 })
+      const badSignal = { ...sig({ name: 'isr.shrink', at: 20, broker: '7' }), ...bad } as unknown as Signal
+      const result = await store.append([good, badSignal, { ...good, at: 30 }])
+      expect(result).toEqual({ accepted: 2, rejected: { [reason]: 1 } })
+      expect((await store.query({ cluster: 'prod', broker: '1', from: 0, to: 100 })).map((s) => s.at)).toEqual([10, 30])
+      expect(await store.brokers()).toEqual([{ cluster: 'prod', broker: '1' }])
+    })
+
+    it('counts several rejects by reason in one batch', async () => {
+      const result = await store.append([
+        { name: 'nope', at: 1, cluster: 'c', source: 's' },
+        { name: 'nope.either', at: 1, cluster: 'c', source: 's' },
+        { name: 'isr.shrink', at: 1, cluster: '', source: 's' },
+        null as unknown as Signal,
+      ])
+      expect(result).toEqual({ accepted: 0, rejected: { 'unknown signal': 2, 'missing cluster': 1, 'not an object': 1 } })
+      expect(await store.brokers()).toEqual([])
+    })
+  })
+})
