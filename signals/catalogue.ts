@@ -41,6 +41,7 @@ export const CATALOGUE = {
   'zk.session_timeout': ev('duration', ['session'], 'ZooKeeper client "Client session timed out, have not heard from server in N ms"; value = time not heard'),
   'zk.session_expired': ev('none', ['session'], 'ZooKeeper session expired ("Session expired" / "session 0x… has expired")'),
   'zk.disconnected': ev('none', [], 'ZooKeeper client lost its connection (Disconnected / "Unable to read additional data")'),
+  'zk.expire_rate': gauge('rate', [], 'ZooKeeper session expiries per second (JMX SessionExpireListener ZooKeeperExpiresPerSec)'),
   'kraft.broker_fenced': ev('none', ['fenced_broker'], 'KRaft controller fenced a broker because its session timed out', false),
   'kraft.heartbeat_failed': ev('none', [], 'BrokerLifecycleManager heartbeat to the controller failed or timed out'),
   // JVM pauses
@@ -96,6 +97,7 @@ export const CATALOGUE = {
   'broker.version': fact('version', ['version'], 'Kafka version ("Kafka version: 3.7.0", admin API)'),
   'process.start': fact('duration', [], 'JVM process start time in epoch ms (JMX process_start_time_seconds); a change is a restart'),
   'source.stale': ev('none', ['target'], 'a signal source (scrape target, admin API, log file) stopped answering'),
+  'process.restart': ev('none', ['from', 'to'], 'the broker JVM restarted: its process start time changed between two scrapes'),
   // Broker and topic configuration (admin describeConfigs); dots in Kafka names become underscores
   'config.segment_ms': fact('duration', ['topic'], 'segment.ms / log.roll.ms of a topic or broker'),
   'config.segment_bytes': fact('bytes', ['topic'], 'segment.bytes / log.segment.bytes'),

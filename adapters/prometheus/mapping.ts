@@ -1,0 +1,200 @@
+import type { Sample } from './exposition.js'
+
+/**
+ * Which exporter metrics become which catalogue signals. The JMX exporter names one MBean attribute in
+ * several ways depending on its version and config:
+ *  - default format (no rule names it), 0.x and 1.x:  kafka_server_ReplicaManager_Value{name="UnderReplicatedPartitions"}
+ *  - the project's example kafka-2_0_0.yml (and most Kafka configs derived from it): kafka_server_replicamanager_underreplicatedpartitions,
+ *    meters' Count as kafka_server_replicamanager_isrshrinks_total, *Percent meters as …_percent
+ *  - configs that keep the attribute: kafka_server_ReplicaManager_UnderReplicatedPartitions_Value, …_oneminuterate
+ *  - 0.x writes a Count rule's sample as `…_count` under a `…_count_total` family; 1.x writes `…_count_total`.
+ * Every sample is first reduced to one lower-case key (the MBean `name` label folded into the metric name),
+ * then matched against one table, so each naming needs no rule of its own.
+ */
+
+/** How a sample's value becomes a signal value. */
+export type MappingKind =
+  /** The value as is (times `scale`). */
+  | 'gauge'
+  /** A cumulative count: the signal is its per-second rate between scrapes, resets handled. */
+  | 'counter'
+  /** A fact: emitted when first seen and whenever it changes. */
+  | 'fact'
+
+/** One row of the mapping table. */
+export type MetricMapping = {
+  signal: string
+  kind: MappingKind
+  /** Matched against the normalised key (see normaliseSample). */
+  pattern: RegExp
+  /** Multiplier into the catalogue's base unit (seconds → ms, percent → ratio). */
+  scale?: number
+  /** Sample labels → signal labels; returning undefined drops the sample (e.g. a non-heap pool). */
+  labels?: (labels: Record<string, string>) => Record<string, string> | undefined
+  /** Human summary for the README table. */
+  from: string
+}
+
+const V = '(?:_value)?'
+const COUNT = '(?:_count|_total|_count_total)'
+
+const none = () => ({})
+const topicOnly = (l: Record<string, string>) => (l.topic ? { topic: l.topic } : undefined)
+const topicPartition = (l: Record<string, string>) =>
+  l.topic !== undefined && l.partition !== undefined ? { topic: l.topic, partition: l.partition } : undefined
+const heapArea = (l: Record<string, string>) => (l.area === 'heap' ? {} : undefined)
+
+/** The table: first matching row wins. */
+export const METRIC_MAPPINGS: readonly MetricMapping[] = [
+  {
+    signal: 'partitions.under_replicated',
+    kind: 'gauge',
+    pattern: new RegExp(`^kafka_server_replicamanager_underreplicatedpartitions${V}$`),
+    labels: none,
+    from: 'kafka.server ReplicaManager UnderReplicatedPartitions',
+  },
+  {
+    signal: 'partitions.under_min_isr',
+    kind: 'gauge',
+    pattern: new RegExp(`^kafka_server_replicamanager_underminisrpartitioncount${V}$`),
+    labels: none,
+    from: 'kafka.server ReplicaManager UnderMinIsrPartitionCount',
+  },
+  {
+    signal: 'partitions.offline',
+    kind: 'gauge',
+    pattern: new RegExp(`^kafka_controller_kafkacontroller_offlinepartitionscount${V}$`),
+    labels: none,
+    from: 'kafka.controller KafkaController OfflinePartitionsCount (non-zero on the active controller)',
+  },
+  {
+    signal: 'isr.shrink_rate',
+    kind: 'counter',
+    pattern: new RegExp(`^kafka_server_replicamanager_isrshrinks(?:persec)?${COUNT}$`),
+    labels: none,
+    from: 'kafka.server ReplicaManager IsrShrinksPerSec Count, as a rate',
+  },
+  {
+    signal: 'zk.expire_rate',
+    kind: 'counter',
+    pattern: new RegExp(`^kafka_server_sessionexpirelistener_zookeeperexpires(?:persec)?${COUNT}$`),
+    labels: none,
+    from: 'kafka.server SessionExpireListener ZooKeeperExpiresPerSec Count, as a rate',
+  },
+  {
+    signal: 'fetch.down_conversion',
+    kind: 'counter',
+    pattern: new RegExp(`^kafka_server_brokertopicmetrics_fetchmessageconversions(?:persec)?${COUNT}$`),
+    labels: topicOnly,
+    from: 'kafka.server BrokerTopicMetrics FetchMessageConversionsPerSec{topic} Count, as a rate',
+  },
+  {
+    signal: 'request_handler.idle',
+    kind: 'gauge',
+    pattern: /^kafka_server_kafkarequesthandlerpool_requesthandleravgidle(?:percent)?_(?:percent|oneminuterate)$/,
+    labels: none,
+    from: 'kafka.server KafkaRequestHandlerPool RequestHandlerAvgIdlePercent OneMinuteRate (MeanRate under kafka-2_0_0.yml)',
+  },
+  {
+    signal: 'network_processor.idle',
+    kind: 'gauge',
+    pattern: new RegExp(`^kafka_network_socketserver_networkprocessoravgidle(?:percent|_percent)${V}$`),
+    labels: none,
+    from: 'kafka.network SocketServer NetworkProcessorAvgIdlePercent',
+  },
+  {
+    signal: 'log.segments',
+    kind: 'gauge',
+    pattern: new RegExp(`^kafka_log_log_numlogsegments${V}$`),
+    labels: topicPartition,
+    from: 'kafka.log Log NumLogSegments{topic,partition}',
+  },
+  {
+    signal: 'heap.after_gc',
+    kind: 'gauge',
+    pattern: /^jvm_memory_pool_collection_used_bytes$/,
+    labels: (l) => (/old gen|tenured/i.test(l.pool ?? '') ? { kind: 'old' } : undefined),
+    from: 'jvm_memory_pool_collection_used_bytes{pool="… Old Gen"|"Tenured Gen"}',
+  },
+  {
+    signal: 'heap.used',
+    kind: 'gauge',
+    pattern: /^jvm_memory_(?:bytes_used|used_bytes)$/,
+    labels: heapArea,
+    from: 'jvm_memory_bytes_used (0.x) / jvm_memory_used_bytes (1.x) {area="heap"}',
+  },
+  {
+    signal: 'heap.max',
+    kind: 'gauge',
+    pattern: /^jvm_memory_(?:bytes_max|max_bytes)$/,
+    labels: heapArea,
+    from: 'jvm_memory_bytes_max (0.x) / jvm_memory_max_bytes (1.x) {area="heap"}',
+  },
+  {
+    signal: 'gc.count',
+    kind: 'counter',
+    pattern: /^jvm_gc_collection_seconds_count$/,
+    labels: (l) => ({ collector: l.gc ?? '' }),
+    from: 'jvm_gc_collection_seconds_count{gc}, as a rate',
+  },
+  {
+    signal: 'gc.time',
+    kind: 'counter',
+    pattern: /^jvm_gc_collection_seconds_sum$/,
+    labels: (l) => ({ collector: l.gc ?? '' }),
+    from: 'jvm_gc_collection_seconds_sum{gc}, as seconds per second (a ratio)',
+  },
+  { signal: 'fd.open', kind: 'gauge', pattern: /^process_open_fds$/, labels: none, from: 'process_open_fds' },
+  { signal: 'fd.max', kind: 'gauge', pattern: /^process_max_fds$/, labels: none, from: 'process_max_fds' },
+  {
+    signal: 'mmap.buffers',
+    kind: 'gauge',
+    pattern: /^jvm_buffer_pool_used_buffers$/,
+    labels: (l) => (l.pool === 'mapped' ? {} : undefined),
+    from: 'jvm_buffer_pool_used_buffers{pool="mapped"}',
+  },
+  {
+    signal: 'process.start',
+    kind: 'fact',
+    pattern: /^process_start_time_seconds$/,
+    scale: 1000,
+    labels: none,
+    from: 'process_start_time_seconds (a change is a restart: process.restart)',
+  },
+]
+
+/** Attributes the default format appends after the MBean type. */
+const DEFAULT_FORMAT_ATTR = /^(kafka_[a-z0-9]+(?:_[a-z0-9]+)*?_[a-z0-9]+)_(value|count|meanrate|oneminuterate|fiveminuterate|fifteenminuterate)$/
+
+/**
+ * Reduces a sample to the lower-case key the table matches: the default format's
+ * `kafka_server_ReplicaManager_Value{name="UnderReplicatedPartitions"}` becomes
+ * `kafka_server_replicamanager_underreplicatedpartitions_value` (and loses its `name` label);
+ * label names are lower-cased too, as `lowercaseOutputLabelNames` would.
+ */
+export function normaliseSample(sample: Sample): { key: string; labels: Record<string, string> } {
+  const labels: Record<string, string> = {}
+  for (const [k, v] of Object.entries(sample.labels)) labels[k.toLowerCase()] = v
+  let key = sample.name.toLowerCase()
+  const mbeanName = labels.name
+  if (mbeanName !== undefined && key.startsWith('kafka_')) {
+    const m = DEFAULT_FORMAT_ATTR.exec(key)
+    if (m) {
+      key = `${m[1]}_${mbeanName.toLowerCase()}_${m[2]}`
+      delete labels.name
+    }
+  }
+  return { key, labels }
+}
+
+/** Finds the row for a sample, with the signal labels it yields; undefined when nothing maps it. */
+export function mapSample(sample: Sample): { mapping: MetricMapping; labels: Record<string, string> } | undefined {
+  const { key, labels } = normaliseSample(sample)
+  for (const mapping of METRIC_MAPPINGS) {
+    if (!mapping.pattern.test(key)) continue
+    const out = mapping.labels ? mapping.labels(labels) : {}
+    if (!out) return undefined
+    return { mapping, labels: out }
+  }
+  return undefined
+}

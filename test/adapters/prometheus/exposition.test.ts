@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { ExpositionParser, parseExposition, parseLine, type Sample } from '../../../adapters/prometheus/exposition.js'
+import { FIXTURES } from './jmx-jvm.js'
+
+// Captures of the real jmx_prometheus_javaagent attached to fixtures/KafkaMBeans.java, under its
+// default format and under kafka-2_0_0.yml, for the last 0.x and the first 1.x release.
+// Regenerate with: curl -s 127.0.0.1:<port>/metrics while jmx-jvm.ts's startJvm runs.
+const CAPTURES = ['jmx-0.20.0-default.prom', 'jmx-0.20.0-kafka-2_0_0.prom', 'jmx-1.0.1-default.prom', 'jmx-1.0.1-kafka-2_0_0.prom']
+const read = (f: string) => readFileSync(path.join(FIXTURES, f), 'utf8')
+
+describe('adapters/prometheus/exposition', () => {
+  it.each(CAPTURES)('parses the real exporter capture %s without a bad line', (file) => {
+    const text = read(file)
+    const { samples, stats, types } = parseExposition(text)
+    const sampleLines = text.split('\n').filter((l) => l && !l.startsWith('#')).length
+    expect(stats.badLines).toBe(0)
+    expect(samples.length).toBe(sampleLines)
+    expect(types.get('jvm_gc_collection_seconds')).toBe('summary')
+    expect(samples.find((s) => s.name === 'process_max_fds')?.value).toBeGreaterThan(0)
+  })
+
+  it('reads the 0.x trailing comma in a label set', () => {
+    const { samples } = parseExposition(read('jmx-0.20.0-default.prom'))
+    const seg = samples.find((s) => s.name === 'kafka_log_Log_Value')
+    expect(seg).toEqual({ name: 'kafka_log_Log_Value', labels: { name: 'NumLogSegments', topic: 'orders', partition: '0' }, value: 42 })
+  })
+
+  it.each<[string, Sample]>([
+    ['metric_without_timestamp_and_labels 12.47', { name: 'metric_without_timestamp_and_labels', labels: {}, value: 12.47 }],
+    ['http_requests_total{method="post",code="200"} 1027 1395066363000', { name: 'http_requests_total', labels: { method: 'post', code: '200' }, value: 1027, timestampMs: 1395066363000 }],
+    ['something_weird{problem="division by zero"} +Inf -3982045', { name: 'something_weird', labels: { problem: 'division by zero' }, value: Infinity, timestampMs: -3982045 }],
+    ['msdos_file_access_time_seconds{path="C:\\\\DIR\\\\FILE.TXT",error="Cannot find file:\\n\\"FILE.TXT\\""} 1.458255915e9', { name: 'msdos_file_access_time_seconds', labels: { path: 'C:\\DIR\\FILE.TXT', error: 'Cannot find file:\n"FILE.TXT"' }, value: 1.458255915e9 }],
+    ['x{a="1" , b = "2" ,} -Inf', { name: 'x', labels: { a: '1', b: '2' }, value: -Infinity }],
+    ['om_counter_total 17 1520879607.789', { name: 'om_counter_total', labels: {}, value: 17, timestampMs: 1520879607789 }],
+    ['om_exemplar_bucket{le="0.5"} 3 # {trace_id="abc"} 0.4', { name: 'om_exemplar_bucket', labels: { le: '0.5' }, value: 3 }],
+    ['windows_line 1\r', { name: 'windows_line', labels: {}, value: 1 }],
+  ])('parses %s', (line, sample) => {
+    expect(parseLine(line)).toEqual({ kind: 'sample', sample })
+  })
+
+  it('parses NaN as a number that is not a number', () => {
+    const r = parseLine('jvm_value NaN')
+    expect(r.kind === 'sample' && Number.isNaN(r.sample.value)).toBe(true)
+  })
+
+  it.each([
+    ['# HELP http_requests_total The total number of HTTP requests.', { kind: 'help', name: 'http_requests_total', help: 'The total number of HTTP requests.' }],
+    ['# HELP esc A backslash \\\\ and a newline \\n here', { kind: 'help', name: 'esc', help: 'A backslash \\ and a newline \n here' }],
+    ['# TYPE http_requests_total counter', { kind: 'type', name: 'http_requests_total', type: 'counter' }],
+    ['# a free comment', { kind: 'comment' }],
+    ['# EOF', { kind: 'comment' }],
+    ['   ', { kind: 'blank' }],
+  ])('reads the comment line %j', (line, expected) => {
+    expect(parseLine(line)).toEqual(expected)
+  })
+
+  it.each([
+    ['9bad_name 1', 'invalid metric name'],
+    ['x{a=1} 1', 'expected quoted label value'],
+    ['x{a="1} 1', 'unterminated label value'],
+    ['x{a="1" b="2"} 1', 'expected , or } in label set'],
+    ['x{a="1",a="2"} 1', 'duplicate label name'],
+    ['x', 'missing value'],
+    ['x one', 'invalid value'],
+    ['x 1 2 3', 'trailing text after timestamp'],
+    ['x 1 later', 'invalid timestamp'],
+    ['# TYPE x sideways', 'unknown metric type'],
+  ])('counts %j as bad: %s', (line, reason) => {
+    expect(parseLine(line)).toEqual({ kind: 'bad', reason })
+  })
+
+  it('counts bad lines by reason and keeps every good sample around them', () => {
+    const text = ['good_a 1', 'x{a=1} 1', 'good_b 2', 'x one', 'x two', 'good_c 3'].join('\n')
+    const { samples, stats } = parseExposition(text)
+    expect(samples.map((s) => s.name)).toEqual(['good_a', 'good_b', 'good_c'])
+    expect(stats.badLines).toBe(3)
+    expect(stats.badByReason).toEqual({ 'expected quoted label value': 1, 'invalid value': 2 })
+    expect(stats.badExamples[0]).toEqual({ line: 2, text: 'x{a=1} 1', reason: 'expected quoted label value' })
+  })
+
+  it('skips an endless line without holding it', () => {
+    const parser = new ExpositionParser(() => {})
+    parser.push('huge{a="' + 'x'.repeat(100_000))
+    parser.push('y'.repeat(100_000) + '"} 1\nafter 2\n')
+    const stats = parser.end()
+    expect(stats.badByReason).toEqual({ 'line too long': 1 })
+    expect(stats.samples).toBe(1)
+  })
+
+  it('gives the same samples however the text is cut into chunks', () => {
+    const text = read('jmx-1.0.1-kafka-2_0_0.prom')
+    const whole = parseExposition(text).samples
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: text.length }), { maxLength: 30 }), (cuts) => {
+        const points = [...new Set(cuts)].sort((a, b) => a - b)
+        const got: Sample[] = []
+        const parser = new ExpositionParser((s) => got.push(s))
+        let last = 0
+        for (const p of points) {
+          parser.push(text.slice(last, p))
+          last = p
+        }
+        parser.push(text.slice(last))
+        parser.end()
+        expect(got).toEqual(whole)
+      }),
+      { numRuns: 50 },
+    )
+  })
+})
