@@ -1,0 +1,209 @@
+import type { AggregateCond, AggregateFn } from '../dsl/ast.js'
+import type { Signal } from '../signals/signal.js'
+import { labelKey } from './eval-data.js'
+import { atomFilter, compareValue, moreTelling } from './filter.js'
+import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
+import { signalDimension, signalKind } from './signal-kind.js'
+
+/** Evidence kept per aggregate match: enough to draw the timeline, bounded so 100k events stay cheap. */
+export const AGGREGATE_EVIDENCE = 12
+
+/**
+ * Aggregates as sliding windows `[t - over, t]` (inclusive). The value only changes when an event
+ * enters or leaves, so it is computed exactly at those instants (plus the window's ends) with prefix
+ * sums and a monotonic deque: linear in the events. Consecutive instants where the comparison holds
+ * form one episode, reported as one match at its most telling value.
+ */
+export function evaluateAggregate(cond: AggregateCond, data: EvalData, window: EvalWindow): Match[] {
+  const keep = atomFilter(cond.atom)
+  const name = cond.atom.signal
+  const raw = signalKind(name) === 'fact' ? data.facts.filter((f) => f.name === name) : (data.series.get(name) ?? [])
+  const counter = signalKind(name) !== 'event' && raw.some((s) => s.value !== undefined)
+  const needsValue = cond.fn === 'max' || cond.fn === 'min' || cond.fn === 'avg' || cond.fn === 'sum' || cond.fn === 'trend' || counter
+  const groups = new Map<string, { labels: Record<string, string>; events: Signal[] }>()
+  if (cond.by.length === 0) groups.set('', { labels: {}, events: [] })
+  for (const s of raw) {
+    if (s.at > window.to) break
+    if (!keep(s)) continue
+    if (needsValue && !Number.isFinite(s.value)) continue
+    const labels = Object.fromEntries(cond.by.map((b) => [b, s.labels?.[b] ?? '']))
+    const key = labelKey(labels)
+    let g = groups.get(key)
+    if (!g) groups.set(key, (g = { labels, events: [] }))
+    g.events.push(s)
+  }
+  const out: Match[] = []
+  for (const g of groups.values()) slide(cond, g.events, g.labels, counter, window, out)
+  return out.sort((a, b) => a.at - b.at)
+}
+
+/** Dimension and suffix of an aggregate's value, for `{signal}` interpolation. */
+export function aggregateDimension(fn: AggregateFn, signal: string): Omit<MatchValue, 'value'> {
+  const dim = signalDimension(signal)
+  switch (fn) {
+    case 'count':
+      return { dimension: 'count' }
+    case 'rate':
+      return { dimension: 'rate' }
+    case 'trend':
+      return dim === 'none' || dim === 'count' ? { dimension: 'rate' } : { dimension: dim, suffix: '/s' }
+    default:
+      return { dimension: dim === 'none' ? 'count' : dim }
+  }
+}
+
+function slide(
+  cond: AggregateCond,
+  events: readonly Signal[],
+  labels: Record<string, string>,
+  counter: boolean,
+  window: EvalWindow,
+  out: Match[],
+): void {
+  const w = cond.overMs
+  const n = events.length
+  const t0 = n ? events[0].at : 0
+  const y0 = n ? (events[0].value ?? 0) : 0
+  // Prefix sums: P[i] is the sum over events[0..i).
+  const sum = new Float64Array(n + 1)
+  const sx = new Float64Array(n + 1)
+  const sy = new Float64Array(n + 1)
+  const sxy = new Float64Array(n + 1)
+  const sxx = new Float64Array(n + 1)
+  // inc[i]: counter increase from events[0] to events[i], a drop counting as a reset.
+  const inc = new Float64Array(Math.max(n, 1))
+  for (let i = 0; i < n; i++) {
+    const v = events[i].value ?? 0
+    const x = (events[i].at - t0) / 1000
+    const y = v - y0
+    sum[i + 1] = sum[i] + v
+    sx[i + 1] = sx[i] + x
+    sy[i + 1] = sy[i] + y
+    sxy[i + 1] = sxy[i] + x * y
+    sxx[i + 1] = sxx[i] + x * x
+    if (i > 0) {
+      const prev = events[i - 1].value ?? 0
+      inc[i] = inc[i - 1] + (v >= prev ? v - prev : v)
+    }
+  }
+  const points = evaluationPoints(events, w, window)
+  const maxDeque: number[] = []
+  const minDeque: number[] = []
+  let maxHead = 0
+  let minHead = 0
+  let lo = 0
+  let hi = 0
+  let episode: { start: number; startLo: number; last: number; best: number; bestLo: number; bestHi: number; extreme: number } | undefined
+  const flush = () => {
+    if (!episode) return
+    out.push(episodeMatch(cond, events, labels, episode))
+    episode = undefined
+  }
+  for (const p of points) {
+    while (hi < n && events[hi].at <= p) {
+      const v = events[hi].value ?? 0
+      while (maxDeque.length > maxHead && (events[maxDeque[maxDeque.length - 1]].value ?? 0) <= v) maxDeque.pop()
+      maxDeque.push(hi)
+      while (minDeque.length > minHead && (events[minDeque[minDeque.length - 1]].value ?? 0) >= v) minDeque.pop()
+      minDeque.push(hi)
+      hi++
+    }
+    while (lo < hi && events[lo].at < p - w) lo++
+    while (maxHead < maxDeque.length && maxDeque[maxHead] < lo) maxHead++
+    while (minHead < minDeque.length && minDeque[minHead] < lo) minHead++
+    const count = hi - lo
+    let value: number | undefined
+    let extreme = -1
+    switch (cond.fn) {
+      case 'count':
+        value = count
+        break
+      case 'rate':
+        value = (counter ? (count >= 2 ? inc[hi - 1] - inc[lo] : 0) : count) / (w / 1000)
+        break
+      case 'increase':
+        value = counter ? (count >= 2 ? inc[hi - 1] - inc[lo] : 0) : count
+        break
+      case 'sum':
+        value = sum[hi] - sum[lo]
+        break
+      case 'avg':
+        value = count ? (sum[hi] - sum[lo]) / count : undefined
+        break
+      case 'max':
+        extreme = count ? maxDeque[maxHead] : -1
+        value = count ? events[extreme].value : undefined
+        break
+      case 'min':
+        extreme = count ? minDeque[minHead] : -1
+        value = count ? events[extreme].value : undefined
+        break
+      case 'trend': {
+        const X = sx[hi] - sx[lo]
+        const Y = sy[hi] - sy[lo]
+        const denom = count * (sxx[hi] - sxx[lo]) - X * X
+        value = count >= 2 && denom > 0 ? (count * (sxy[hi] - sxy[lo]) - X * Y) / denom : undefined
+        break
+      }
+    }
+    if (value === undefined || !compareValue(value, cond.compare)) {
+      flush()
+      continue
+    }
+    if (!episode) episode = { start: p, startLo: lo, last: p, best: value, bestLo: lo, bestHi: hi, extreme }
+    else {
+      episode.last = p
+      if (moreTelling(cond.compare, value, episode.best)) Object.assign(episode, { best: value, bestLo: lo, bestHi: hi, extreme })
+    }
+  }
+  flush()
+}
+
+/**
+ * Instants where the window's content changes: each event's arrival, each event's departure (one ms
+ * after it is `over` old), and the window's ends. Merged from two sorted lists, clipped to [from, to].
+ */
+function evaluationPoints(events: readonly Signal[], w: number, window: EvalWindow): number[] {
+  const pts: number[] = [window.from]
+  let i = 0
+  let j = 0
+  while (i < events.length || j < events.length) {
+    const arrive = i < events.length ? events[i].at : Infinity
+    const leave = j < events.length ? events[j].at + w + 1 : Infinity
+    const p = arrive <= leave ? (i++, arrive) : (j++, leave)
+    if (p <= window.from) continue
+    if (p >= window.to) break
+    if (p !== pts[pts.length - 1]) pts.push(p)
+  }
+  if (window.to > pts[pts.length - 1]) pts.push(window.to)
+  return pts
+}
+
+function episodeMatch(
+  cond: AggregateCond,
+  events: readonly Signal[],
+  labels: Record<string, string>,
+  e: { start: number; startLo: number; last: number; best: number; bestLo: number; bestHi: number; extreme: number },
+): Match {
+  const evidence = sampleEvidence(events, e.bestLo, e.bestHi, e.extreme)
+  return {
+    at: e.start,
+    firstAt: Math.min(e.start, events[e.startLo]?.at ?? e.start, evidence[0]?.at ?? e.start),
+    lastAt: e.last,
+    evidence,
+    evidenceTotal: e.bestHi - e.bestLo,
+    labels: { ...labels },
+    values: { [cond.atom.signal]: { value: e.best, ...aggregateDimension(cond.fn, cond.atom.signal) } },
+  }
+}
+
+/** Up to AGGREGATE_EVIDENCE events of the window, evenly spread, always with the first, last and extreme. */
+function sampleEvidence(events: readonly Signal[], lo: number, hi: number, extreme: number): Signal[] {
+  const size = hi - lo
+  if (size <= AGGREGATE_EVIDENCE) return events.slice(lo, hi)
+  const picks = new Set<number>([lo, hi - 1])
+  if (extreme >= 0) picks.add(extreme)
+  const step = (size - 1) / (AGGREGATE_EVIDENCE - 1)
+  for (let k = 0; picks.size < AGGREGATE_EVIDENCE && k < AGGREGATE_EVIDENCE; k++) picks.add(lo + Math.round(k * step))
+  return [...picks].sort((a, b) => a - b).map((i) => events[i])
+}

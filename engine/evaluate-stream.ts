@@ -1,0 +1,114 @@
+import type { StreamCond } from '../dsl/ast.js'
+import type { Signal } from '../signals/signal.js'
+import { labelKey } from './eval-data.js'
+import { atomFilter, compareValue, moreTelling } from './filter.js'
+import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
+import { signalDimension, signalKind } from './signal-kind.js'
+
+/**
+ * Stream conditions: the events of an atom where the comparison holds, a gauge sustained over a
+ * duration, or a fact's latest value. Returns matches up to `window.to`, including those before
+ * `window.from`, because a temporal operator may pair them with an event inside the window.
+ */
+export function evaluateStream(cond: StreamCond, data: EvalData, window: EvalWindow): Match[] {
+  const name = cond.atom.signal
+  if (signalKind(name) === 'fact') return evaluateFact(cond, data, window)
+  const keep = atomFilter(cond.atom)
+  const series = data.series.get(name) ?? []
+  if (cond.forMs !== undefined && cond.compare) return evaluateSustained(cond, series, window)
+  const out: Match[] = []
+  for (const s of series) {
+    if (s.at > window.to) break
+    if (!keep(s)) continue
+    if (cond.compare && !compareValue(s.value, cond.compare)) continue
+    out.push(pointMatch(s))
+  }
+  return out
+}
+
+/** A match resting on one signal. */
+export function pointMatch(s: Signal): Match {
+  return {
+    at: s.at,
+    firstAt: s.at,
+    lastAt: s.at,
+    evidence: [s],
+    evidenceTotal: 1,
+    labels: {},
+    values: valueOf(s),
+  }
+}
+
+function valueOf(s: Signal): Record<string, MatchValue> {
+  return s.value === undefined ? {} : { [s.name]: { value: s.value, dimension: signalDimension(s.name) } }
+}
+
+/**
+ * Facts hold from when they were recorded until replaced, so a match starts at the fact (clamped
+ * into the window) and lasts to the window's end. Facts recorded after `now` are not yet known.
+ */
+function evaluateFact(cond: StreamCond, data: EvalData, window: EvalWindow): Match[] {
+  const keep = atomFilter(cond.atom)
+  const out: Match[] = []
+  for (const f of data.facts) {
+    if (f.name !== cond.atom.signal || f.at > window.now || !keep(f)) continue
+    if (cond.compare && !compareValue(f.value, cond.compare)) continue
+    out.push({
+      at: Math.min(Math.max(f.at, window.from), window.to),
+      firstAt: f.at,
+      lastAt: window.to,
+      evidence: [f],
+      evidenceTotal: 1,
+      labels: {},
+      values: valueOf(f),
+    })
+  }
+  return out.sort((a, b) => a.at - b.at)
+}
+
+/**
+ * `gauge > X for D`: every sample of one series over D satisfies X, and the samples span at least D.
+ * A run breaks at a failing sample or at a gap longer than D (no samples cover it). One match per run,
+ * starting when the run first spanned D.
+ */
+function evaluateSustained(cond: StreamCond, series: readonly Signal[], window: EvalWindow): Match[] {
+  const keep = atomFilter(cond.atom)
+  const forMs = cond.forMs ?? 0
+  const compare = cond.compare!
+  const runs = new Map<string, { start: Signal; last: Signal; worst: Signal; count: number }>()
+  const out: Match[] = []
+  const close = (run: { start: Signal; last: Signal; worst: Signal; count: number }) => {
+    if (run.last.at - run.start.at < forMs) return
+    const evidence = [run.start, run.worst, run.last].filter((s, i, a) => a.indexOf(s) === i).sort((a, b) => a.at - b.at)
+    out.push({
+      at: run.start.at + forMs,
+      firstAt: run.start.at,
+      lastAt: run.last.at,
+      evidence,
+      evidenceTotal: run.count,
+      labels: {},
+      values: valueOf(run.worst),
+    })
+  }
+  for (const s of series) {
+    if (s.at > window.to) break
+    if (!keep(s)) continue
+    const key = labelKey(s.labels)
+    const run = runs.get(key)
+    const ok = compareValue(s.value, compare)
+    if (run && (!ok || s.at - run.last.at > forMs)) {
+      close(run)
+      runs.delete(key)
+    }
+    if (!ok) continue
+    const current = runs.get(key)
+    if (!current) runs.set(key, { start: s, last: s, worst: s, count: 1 })
+    else {
+      current.last = s
+      current.count++
+      if (moreTelling(compare, s.value!, current.worst.value!)) current.worst = s
+    }
+  }
+  for (const run of runs.values()) close(run)
+  return out.sort((a, b) => a.at - b.at)
+}

@@ -1,0 +1,80 @@
+import type { Cond, Rule } from '../dsl/ast.js'
+import { combineMatches, labelsCompatible } from './combine.js'
+import { labelKey } from './eval-data.js'
+import { evaluateAggregate } from './evaluate-aggregate.js'
+import { evaluateStream } from './evaluate-stream.js'
+import { evaluateTemporal } from './evaluate-temporal.js'
+import type { EvalData, EvalWindow, Match } from './match.js'
+
+/** A rule with the occasions it held in the window, oldest first. */
+export type RuleResult = { rule: Rule; matches: Match[] }
+
+/**
+ * Evaluates one rule over one broker's data. Pure: same data and window, same answer, whatever the
+ * clock says. A match is kept when it holds somewhere in [from, to].
+ */
+export function evaluateRule(rule: Rule, data: EvalData, window: EvalWindow): RuleResult {
+  return { rule, matches: evaluateCond(rule.when, data, window) }
+}
+
+/** Evaluates every rule over the same data, loaded once. */
+export function evaluateRules(rules: readonly Rule[], data: EvalData, window: EvalWindow): RuleResult[] {
+  return rules.map((r) => evaluateRule(r, data, window))
+}
+
+/**
+ * The matches of any condition within the window. `and`/`or`/`not` combine conditions over the whole
+ * window: `not A` holds when A never held in it; `and` needs every operand to have held, joined on
+ * the group labels they share (the latest match of each operand per group).
+ */
+export function evaluateCond(cond: Cond, data: EvalData, window: EvalWindow): Match[] {
+  switch (cond.kind) {
+    case 'group':
+      return evaluateCond(cond.inner, data, window)
+    case 'stream':
+      return inWindow(evaluateStream(cond, data, window), window)
+    case 'temporal':
+      return inWindow(
+        evaluateTemporal(cond, evaluateStream(cond.left, data, window), evaluateStream(cond.right, data, window)),
+        window,
+      )
+    case 'aggregate':
+      return inWindow(evaluateAggregate(cond, data, window), window)
+    case 'not':
+      return evaluateCond(cond.operand, data, window).length === 0
+        ? [{ at: window.to, firstAt: window.from, lastAt: window.to, evidence: [], evidenceTotal: 0, labels: {}, values: {} }]
+        : []
+    case 'or':
+      return cond.operands.flatMap((c) => evaluateCond(c, data, window)).sort((a, b) => a.at - b.at)
+    case 'and': {
+      let joined: Match[] | undefined
+      for (const operand of cond.operands) {
+        const latest = latestPerGroup(evaluateCond(operand, data, window))
+        if (latest.length === 0) return []
+        joined = joined ? join(joined, latest) : latest
+        if (joined.length === 0) return []
+      }
+      return (joined ?? []).sort((a, b) => a.at - b.at)
+    }
+  }
+}
+
+function inWindow(matches: Match[], window: EvalWindow): Match[] {
+  return matches.filter((m) => m.at <= window.to && m.lastAt >= window.from)
+}
+
+function latestPerGroup(matches: readonly Match[]): Match[] {
+  const latest = new Map<string, Match>()
+  for (const m of matches) {
+    const key = labelKey(m.labels)
+    const prev = latest.get(key)
+    if (!prev || m.at >= prev.at) latest.set(key, m)
+  }
+  return [...latest.values()]
+}
+
+function join(left: readonly Match[], right: readonly Match[]): Match[] {
+  const out: Match[] = []
+  for (const l of left) for (const r of right) if (labelsCompatible(l.labels, r.labels)) out.push(combineMatches([l, r]))
+  return out
+}
