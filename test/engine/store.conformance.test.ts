@@ -1,7 +1,15 @@
+import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Signal } from '../../signals/signal.js'
 import { MemoryStore, type StoreCaps } from '../../engine/store/memory-store.js'
+import { RedisStore } from '../../engine/store/redis-store.js'
+import { createKeys } from '../../engine/store/keys.js'
+import { openStore } from '../../engine/store/open-store.js'
 import type { AlertRecord, Store } from '../../engine/store/store.js'
 
 // Every Store implementation must pass this one suite. RedisStore runs against the real Redis on
@@ -24,8 +32,47 @@ const memoryHarness = (): Harness => {
   }
 }
 
+const REDIS_URL = 'redis://127.0.0.1:6379'
+
+/** Deletes exactly the keys under one prefix (never FLUSHDB: the Redis is shared). */
+async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0'
+  let deleted = 0
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+    cursor = next
+    if (keys.length > 0) deleted += await redis.unlink(...keys)
+  } while (cursor !== '0')
+  return deleted
+}
+
+const testPrefix = () => `kafka-why-test:${randomUUID()}:`
+
+const redisHarness = (): Harness => {
+  const prefix = testPrefix()
+  const stores: Store[] = []
+  return {
+    async make(caps) {
+      // Each store of one test gets its own sub-prefix, all under the test's prefix.
+      const s = new RedisStore({ url: REDIS_URL, prefix: `${prefix}${stores.length}:`, ...caps })
+      stores.push(s)
+      return s
+    },
+    async cleanup() {
+      await Promise.all(stores.map((s) => s.close()))
+      const admin = new Redis(REDIS_URL)
+      try {
+        await deletePrefix(admin, prefix)
+      } finally {
+        admin.disconnect()
+      }
+    },
+  }
+}
+
 const backends: Backend[] = [
   { backend: 'MemoryStore', harness: memoryHarness },
+  { backend: 'RedisStore', harness: redisHarness },
 ]
 
 const sig = (over: Partial<Signal> & Pick<Signal, 'name' | 'at'>): Signal => ({
@@ -312,5 +359,124 @@ describe('engine/store', () => {
       expect(result).toEqual({ accepted: 0, rejected: { 'unknown signal': 2, 'missing cluster': 1, 'not an object': 1 } })
       expect(await store.brokers()).toEqual([])
     })
+  })
+})
+
+/** Starts a throwaway redis-server on a free loopback port; resolves once it accepts commands. */
+async function startRedisServer(extraArgs: string[]): Promise<{ port: number; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'kafka-why-redis-'))
+  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir, ...extraArgs], { stdio: 'ignore' })
+  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 })
+  probe.on('error', () => undefined)
+  for (let i = 0; i < 50; i++) {
+    try {
+      await probe.connect()
+      break
+    } catch {
+      await sleep(100)
+    }
+  }
+  probe.disconnect()
+  return {
+    port,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      await exited
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+describe('engine/store/keys', () => {
+  let server: Awaited<ReturnType<typeof startRedisServer>>
+  let cluster: Redis
+  beforeAll(async () => {
+    server = await startRedisServer(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'])
+    cluster = new Redis({ port: server.port, host: '127.0.0.1' })
+  })
+  afterAll(async () => {
+    cluster?.disconnect()
+    await server?.stop()
+  })
+
+  it('puts every key a store writes for one broker on one Redis Cluster slot', async () => {
+    const store = new RedisStore({ url: REDIS_URL, prefix: testPrefix() })
+    const admin = new Redis(REDIS_URL)
+    try {
+      await store.append([
+        sig({ name: 'isr.shrink', at: 1 }),
+        sig({ name: 'safepoint.sync', at: 2, value: 3301 }),
+        sig({ name: 'broker.version', at: 3, value: 3_007_000 }),
+        sig({ name: 'isr.shrink', at: 1, broker: '2' }),
+        sig({ name: 'broker.version', at: 3, value: 3_007_000, broker: '2' }),
+        sig({ name: 'controller.change', at: 4, broker: undefined }),
+        sig({ name: 'partitions.offline', at: 4, broker: undefined, value: 3 }),
+      ])
+      const written: string[] = []
+      let cursor = '0'
+      do {
+        const [next, keys] = await admin.scan(cursor, 'MATCH', `${store.prefix}*`, 'COUNT', 1000)
+        cursor = next
+        written.push(...keys)
+      } while (cursor !== '0')
+      const slotsByTag = new Map<string, Set<number>>()
+      for (const key of written) {
+        const tag = /\{[^}]*\}/.exec(key)?.[0]
+        if (!tag) continue
+        const slot = (await cluster.cluster('KEYSLOT', key)) as number
+        slotsByTag.set(tag, (slotsByTag.get(tag) ?? new Set()).add(slot))
+      }
+      expect([...slotsByTag.keys()].sort()).toEqual(['{prod:1}', '{prod:2}', '{prod:_}'])
+      for (const slots of slotsByTag.values()) expect(slots.size).toBe(1)
+      const perBroker = written.filter((k) => k.includes('{prod:1}')).map((k) => k.slice(store.prefix.length)).sort()
+      expect(perBroker).toEqual(['facts:{prod:1}', 'names:{prod:1}', 'sig:{prod:1}:isr.shrink', 'sig:{prod:1}:safepoint.sync'])
+    } finally {
+      await store.close()
+      await deletePrefix(admin, store.prefix)
+      admin.disconnect()
+    }
+  })
+
+  it('escapes names that would break a hash tag', async () => {
+    const keys = createKeys('kw:')
+    const tricky = keys.signal('eu{1}:west', '_', 'isr.shrink')
+    expect(/\{[^}]*\}/.exec(tricky)?.[0]).toBe('{eu%7B1%7D%3Awest:%5F}')
+    expect(keys.signal('eu', undefined, 'isr.shrink')).toBe('kw:sig:{eu:_}:isr.shrink')
+    const slots = await Promise.all(
+      [keys.signal('eu{1}:west', '_', 'a'), keys.names('eu{1}:west', '_'), keys.facts('eu{1}:west', '_')].map((k) => cluster.cluster('KEYSLOT', k)),
+    )
+    expect(new Set(slots).size).toBe(1)
+    expect(() => createKeys('bad{prefix}:')).toThrow(/must not contain/)
+  })
+})
+
+describe('engine/store/open-store', () => {
+  it.each([
+    { env: {}, kind: MemoryStore },
+    { env: { REDIS_URL: '  ' }, kind: MemoryStore },
+    { env: { REDIS_URL: REDIS_URL }, kind: RedisStore },
+  ])('picks the store from REDIS_URL=$env.REDIS_URL', async ({ env, kind }) => {
+    const store = openStore(env)
+    try {
+      expect(store).toBeInstanceOf(kind)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('uses the prefix from the environment', async () => {
+    const prefix = testPrefix()
+    const store = openStore({ REDIS_URL, KAFKA_WHY_REDIS_PREFIX: prefix })
+    const admin = new Redis(REDIS_URL)
+    try {
+      await store.append([sig({ name: 'isr.shrink', at: 1 })])
+      expect(await admin.exists(`${prefix}sig:{prod:1}:isr.shrink`)).toBe(1)
+    } finally {
+      await store.close()
+      await deletePrefix(admin, prefix)
+      admin.disconnect()
+    }
   })
 })

@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import type { Redis } from 'ioredis'
+
+/**
+ * Loads the documented Lua files of engine/store/lua/ and registers each as an ioredis command.
+ * The file name says the command and its key count (`alert-transition-2.lua` → `alertTransition`
+ * with 2 keys); ioredis sends EVALSHA and falls back to EVAL when Redis has not seen the script.
+ * This is the one place in engine/ that reads a file: the scripts ship beside the code.
+ */
+
+/** The scripted commands RedisStore calls, as ioredis exposes them on a client or pipeline. */
+export type ScriptCommands = {
+  alertTransition(alertKey: string, indexKey: string, expected: string, fingerprint: string, ...fieldValues: string[]): Promise<number>
+  alertUpdate(alertKey: string, ...fieldValues: string[]): Promise<number>
+  factSet(factsKey: string, field: string, at: number, value: string): Promise<number>
+  timeTrim(signalKey: string, namesKey: string, before: number, name: string): Promise<number>
+  lockAcquire(lockKey: string, owner: string, ttlMs: number): Promise<number>
+  lockRelease(lockKey: string, owner: string): Promise<number>
+  silencesActive(silencesKey: string, expiryKey: string, now: number): Promise<(string | null)[]>
+}
+
+const SCRIPT_FILE = /^([a-z][a-z0-9-]*)-(\d+)\.lua$/
+
+const camelCase = (kebab: string) => kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+
+/** Registers every script of the lua directory on a client; returns the command names defined. */
+export function defineScripts(redis: Redis, dir: URL = new URL('./lua/', import.meta.url)): string[] {
+  const defined: string[] = []
+  for (const file of readdirSync(dir).sort()) {
+    const m = SCRIPT_FILE.exec(file)
+    if (!m) continue
+    const name = camelCase(m[1])
+    redis.defineCommand(name, { numberOfKeys: Number(m[2]), lua: readFileSync(new URL(file, dir), 'utf8') })
+    defined.push(name)
+  }
+  return defined
+}

@@ -1,0 +1,424 @@
+import { Redis, ReplyError, type ChainableCommander } from 'ioredis'
+import { lookupSignal } from '../../signals/catalogue.js'
+import { validateSignal } from '../../signals/jsonl.js'
+import type { Signal } from '../../signals/signal.js'
+import { compareStored, createKeys, decodeMember, factField, signalMember, type Keys } from './keys.js'
+import { defineScripts, type ScriptCommands } from './lua-scripts.js'
+import { DEFAULT_AUDIT_CAP, DEFAULT_DIAGNOSES_CAP, compareBrokerRefs, withoutUndefined, type StoreCaps } from './memory-store.js'
+import { StoreUnavailableError } from './store-unavailable-error.js'
+import type {
+  AlertRecord,
+  AlertState,
+  AppendResult,
+  AuditRecord,
+  BrokerRef,
+  SignalQuery,
+  Silence,
+  Store,
+  StoredDiagnosis,
+} from './store.js'
+
+/** How to reach Redis and how hard to try before telling the user it is down. */
+export type RedisStoreOptions = StoreCaps & {
+  /** redis://[user:password@]host:port[/db] */
+  url: string
+  /** Key prefix shared by this deployment's keys; default "kafka-why:". */
+  prefix?: string
+  /** Longest wait for a connection before a call fails. Default 1000 ms. */
+  connectTimeoutMs?: number
+  /** Longest wait for one command or pipeline. Default 5000 ms. */
+  commandTimeoutMs?: number
+  /** Signals per pipeline when appending. Default 5000. */
+  batchSize?: number
+}
+
+export const DEFAULT_PREFIX = 'kafka-why:'
+
+type Scripted = Redis & ScriptCommands
+type ScriptedPipeline = ChainableCommander & { [K in keyof ScriptCommands]: (...args: Parameters<ScriptCommands[K]>) => ScriptedPipeline }
+
+/** The URL as shown to people: the password is never printed. */
+export function displayRedisUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString().replace(/\/$/, '')
+  } catch {
+    return url
+  }
+}
+
+/** Turns a driver error into the few words an operator can act on. */
+function describeFailure(err: unknown): string {
+  const e = err as { code?: string; message?: string } | undefined
+  switch (e?.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused'
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found'
+    case 'ETIMEDOUT':
+      return 'connection timed out'
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'connection reset'
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable'
+  }
+  const message = e?.message ?? String(err)
+  if (/WRONGPASS|NOAUTH|invalid password|invalid username/i.test(message)) return 'authentication failed'
+  if (/timed out/i.test(message)) return 'no answer in time'
+  return message
+}
+
+/** Outages become StoreUnavailableError; Redis replies and our own bugs keep their identity. */
+function isConnectionFailure(err: unknown): boolean {
+  if (err instanceof StoreUnavailableError || err instanceof ReplyError) return false
+  const e = err as { code?: unknown; name?: unknown; message?: unknown } | undefined
+  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return true
+  if (e?.name === 'MaxRetriesPerRequestError') return true
+  return typeof e?.message === 'string' && /Connection is closed|Stream isn't writeable|timed out|ECONN|EPIPE/.test(e.message)
+}
+
+const encodeAlert = (record: AlertRecord): string[] => {
+  const out: string[] = []
+  for (const [k, v] of Object.entries(withoutUndefined(record))) out.push(k, k === 'state' ? String(v) : JSON.stringify(v))
+  return out
+}
+
+const decodeAlert = (hash: Record<string, string>): AlertRecord | undefined => {
+  if (!hash.state) return undefined
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(hash)) out[k] = k === 'state' ? v : JSON.parse(v)
+  return out as AlertRecord
+}
+
+/**
+ * The store a team deploys: signals, facts, alerts, silences, diagnoses and audit in Redis (layout in
+ * keys.ts). Appends are pipelined in batches; the steps that must be atomic run as Lua scripts. When
+ * Redis cannot be reached every call rejects within the configured timeouts with a
+ * StoreUnavailableError: there is no unbounded offline queue behind it.
+ */
+export class RedisStore implements Store {
+  private readonly redis: Scripted
+  private readonly keys: Keys
+  private readonly where: string
+  private readonly connectTimeoutMs: number
+  private readonly commandTimeoutMs: number
+  private readonly batchSize: number
+  private readonly diagnosesCap: number
+  private readonly auditCap: number
+  private lastError: unknown
+  private connecting?: Promise<void>
+  private closed = false
+
+  constructor(options: RedisStoreOptions) {
+    this.keys = createKeys(options.prefix ?? DEFAULT_PREFIX)
+    this.where = displayRedisUrl(options.url)
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 1000
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 5000
+    this.batchSize = options.batchSize ?? 5000
+    this.diagnosesCap = options.diagnosesCap ?? DEFAULT_DIAGNOSES_CAP
+    this.auditCap = options.auditCap ?? DEFAULT_AUDIT_CAP
+    const redis = new Redis(options.url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: this.connectTimeoutMs,
+      commandTimeout: this.commandTimeoutMs,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    })
+    redis.on('error', (err) => {
+      this.lastError = err
+    })
+    defineScripts(redis)
+    this.redis = redis as Scripted
+  }
+
+  /** The prefix this store writes under (tests and the bench clean up exactly this). */
+  get prefix(): string {
+    return this.keys.prefix
+  }
+
+  private unavailable(err: unknown): StoreUnavailableError {
+    return new StoreUnavailableError(`cannot reach Redis at ${this.where}: ${describeFailure(err ?? this.lastError)}`, { cause: err })
+  }
+
+  /** Waits for a usable connection, never longer than connectTimeoutMs. */
+  private async ready(): Promise<void> {
+    if (this.closed) throw new StoreUnavailableError(`the store for ${this.where} is closed`)
+    const redis = this.redis
+    if (redis.status === 'ready') return
+    if (redis.status === 'wait') {
+      this.connecting ??= redis.connect().finally(() => {
+        this.connecting = undefined
+      })
+      try {
+        await this.connecting
+      } catch (err) {
+        throw this.unavailable(this.lastError ?? err)
+      }
+      return
+    }
+    if (redis.status === 'end') throw this.unavailable(this.lastError ?? new Error('connection closed'))
+    await new Promise<void>((resolve, reject) => {
+      const done = (err?: unknown) => {
+        clearTimeout(timer)
+        redis.off('ready', onReady)
+        redis.off('error', onError)
+        redis.off('end', onEnd)
+        if (err === undefined) resolve()
+        else reject(this.unavailable(err))
+      }
+      const onReady = () => done()
+      const onError = (err: unknown) => done(err)
+      const onEnd = () => done(this.lastError ?? new Error('connection closed'))
+      const timer = setTimeout(() => done(this.lastError ?? { code: 'ETIMEDOUT' }), this.connectTimeoutMs)
+      redis.once('ready', onReady)
+      redis.once('error', onError)
+      redis.once('end', onEnd)
+    })
+  }
+
+  /** Runs one store operation: connection check, a hard deadline, and outage errors made readable. */
+  private async run<T>(op: () => Promise<T>): Promise<T> {
+    await this.ready()
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(this.unavailable(new Error('timed out'))), this.commandTimeoutMs + 100)
+    })
+    try {
+      return await Promise.race([op(), deadline])
+    } catch (err) {
+      if (isConnectionFailure(err)) throw this.unavailable(err)
+      throw err
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Executes a pipeline and fails as a whole if any command failed (the caller may retry it whole). */
+  private async exec(pipe: ChainableCommander): Promise<unknown[]> {
+    const results = (await pipe.exec()) ?? []
+    const out: unknown[] = []
+    for (const [err, value] of results) {
+      if (err) throw err
+      out.push(value)
+    }
+    return out
+  }
+
+  private pipeline(): ScriptedPipeline {
+    return this.redis.pipeline() as ScriptedPipeline
+  }
+
+  async append(signals: Signal[]): Promise<AppendResult> {
+    const rejected: Record<string, number> = {}
+    const valid: Signal[] = []
+    for (const raw of signals) {
+      const v = validateSignal(raw)
+      if (v.ok) valid.push(v.signal)
+      else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
+    }
+    if (valid.length > 0) {
+      await this.run(async () => {
+        for (let i = 0; i < valid.length; i += this.batchSize) await this.exec(this.appendPipeline(valid.slice(i, i + this.batchSize)))
+      })
+    }
+    return { accepted: valid.length, rejected }
+  }
+
+  /** One pipeline for a batch: one variadic ZADD per key, index and broker-set updates once per batch. */
+  private appendPipeline(batch: Signal[]): ScriptedPipeline {
+    const k = this.keys
+    const pipe = this.pipeline()
+    const zsets = new Map<string, (string | number)[]>()
+    const names = new Map<string, Set<string>>()
+    const brokers = new Set<string>()
+    const clusters = new Set<string>()
+    for (const s of batch) {
+      if (s.broker === undefined) clusters.add(s.cluster)
+      else brokers.add(JSON.stringify([s.cluster, s.broker]))
+      if (lookupSignal(s.name)?.kind === 'fact') {
+        pipe.factSet(k.facts(s.cluster, s.broker), factField(s), s.at, `${s.at} ${signalMember(s)}`)
+        continue
+      }
+      const key = k.signal(s.cluster, s.broker, s.name)
+      let args = zsets.get(key)
+      if (!args) {
+        args = []
+        zsets.set(key, args)
+        const namesKey = k.names(s.cluster, s.broker)
+        let set = names.get(namesKey)
+        if (!set) names.set(namesKey, (set = new Set()))
+        set.add(s.name)
+      }
+      args.push(s.at, signalMember(s))
+    }
+    for (const [key, args] of zsets) pipe.zadd(key, ...args)
+    for (const [key, set] of names) pipe.sadd(key, ...set)
+    if (brokers.size > 0) pipe.sadd(k.brokers(), ...brokers)
+    if (clusters.size > 0) pipe.sadd(k.clusters(), ...clusters)
+    return pipe
+  }
+
+  async query(q: SignalQuery): Promise<Signal[]> {
+    if (q.from > q.to) return []
+    return this.run(async () => {
+      const names = q.names ? [...new Set(q.names)] : await this.redis.smembers(this.keys.names(q.cluster, q.broker))
+      if (names.length === 0) return []
+      const pipe = this.pipeline()
+      for (const name of names) pipe.zrangebyscore(this.keys.signal(q.cluster, q.broker, name), q.from, q.to)
+      const results = (await this.exec(pipe)) as string[][]
+      const hits: { at: number; name: string; member: string; signal: Signal }[] = []
+      results.forEach((members, i) => {
+        for (const member of members) {
+          const signal = decodeMember(member, names[i], q.cluster, q.broker)
+          hits.push({ at: signal.at, name: names[i], member, signal })
+        }
+      })
+      hits.sort(compareStored)
+      return hits.map((h) => h.signal)
+    })
+  }
+
+  async facts(cluster: string, broker?: string): Promise<Signal[]> {
+    return this.run(async () => {
+      const hash = await this.redis.hgetall(this.keys.facts(cluster, broker))
+      return Object.keys(hash)
+        .sort()
+        .map((field) => {
+          const [name] = JSON.parse(field) as [string]
+          const value = hash[field]
+          return decodeMember(value.slice(value.indexOf(' ') + 1), name, cluster, broker)
+        })
+    })
+  }
+
+  async brokers(): Promise<BrokerRef[]> {
+    return this.run(async () => {
+      const members = await this.redis.smembers(this.keys.brokers())
+      return members.map((m) => {
+        const [cluster, broker] = JSON.parse(m) as [string, string]
+        return { cluster, broker }
+      }).sort(compareBrokerRefs)
+    })
+  }
+
+  async trim(before: number): Promise<number> {
+    return this.run(async () => {
+      const k = this.keys
+      const [brokers, clusters] = await Promise.all([this.redis.smembers(k.brokers()), this.redis.smembers(k.clusters())])
+      const scopes: [string, string | undefined][] = [
+        ...brokers.map((m) => JSON.parse(m) as [string, string]),
+        ...clusters.map((c): [string, undefined] => [c, undefined]),
+      ]
+      const listing = this.pipeline()
+      for (const [cluster, broker] of scopes) listing.smembers(k.names(cluster, broker))
+      const names = (await this.exec(listing)) as string[][]
+      const pipe = this.pipeline()
+      let calls = 0
+      scopes.forEach(([cluster, broker], i) => {
+        for (const name of names[i]) {
+          pipe.timeTrim(k.signal(cluster, broker, name), k.names(cluster, broker), before, name)
+          calls++
+        }
+      })
+      if (calls === 0) return 0
+      return ((await this.exec(pipe)) as number[]).reduce((a, b) => a + b, 0)
+    })
+  }
+
+  async getAlert(fingerprint: string): Promise<AlertRecord | undefined> {
+    return this.run(async () => decodeAlert(await this.redis.hgetall(this.keys.alert(fingerprint))))
+  }
+
+  async listAlerts(): Promise<AlertRecord[]> {
+    return this.run(async () => {
+      const fingerprints = (await this.redis.smembers(this.keys.alerts())).sort()
+      if (fingerprints.length === 0) return []
+      const pipe = this.pipeline()
+      for (const fp of fingerprints) pipe.hgetall(this.keys.alert(fp))
+      const hashes = (await this.exec(pipe)) as Record<string, string>[]
+      return hashes.map(decodeAlert).filter((a): a is AlertRecord => a !== undefined)
+    })
+  }
+
+  async transitionAlert(expected: AlertState | undefined, next: AlertRecord): Promise<boolean> {
+    return this.run(async () => {
+      const k = this.keys
+      const won = await this.redis.alertTransition(k.alert(next.fingerprint), k.alerts(), expected ?? '', next.fingerprint, ...encodeAlert(next))
+      return won === 1
+    })
+  }
+
+  async updateAlert(fingerprint: string, patch: Partial<Omit<AlertRecord, 'fingerprint' | 'state'>>): Promise<void> {
+    const fields: string[] = []
+    for (const [key, v] of Object.entries(withoutUndefined(patch))) if (key !== 'fingerprint' && key !== 'state') fields.push(key, JSON.stringify(v))
+    if (fields.length === 0) return
+    await this.run(() => this.redis.alertUpdate(this.keys.alert(fingerprint), ...fields))
+  }
+
+  async addSilence(s: Silence): Promise<void> {
+    await this.run(async () => {
+      const k = this.keys
+      await this.exec(this.redis.multi().hset(k.silences(), s.id, JSON.stringify(withoutUndefined(s))).zadd(k.silenceExpiry(), s.expiresAt, s.id))
+    })
+  }
+
+  async listSilences(now: number): Promise<Silence[]> {
+    return this.run(async () => {
+      const rows = await this.redis.silencesActive(this.keys.silences(), this.keys.silenceExpiry(), now)
+      return rows.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as Silence)
+    })
+  }
+
+  async recordDiagnosis(d: StoredDiagnosis): Promise<void> {
+    await this.run(() => this.redis.xadd(this.keys.diagnoses(), 'MAXLEN', '~', this.diagnosesCap, '*', 'd', JSON.stringify(d)))
+  }
+
+  async recentDiagnoses(since: number): Promise<StoredDiagnosis[]> {
+    return this.run(async () => {
+      const entries = await this.redis.xrange(this.keys.diagnoses(), '-', '+')
+      return entries
+        .map(([, fields]) => JSON.parse(fields[1]) as StoredDiagnosis)
+        .filter((d) => d.at >= since)
+        .sort((a, b) => a.at - b.at)
+    })
+  }
+
+  async appendAudit(r: AuditRecord): Promise<void> {
+    await this.run(() => this.redis.xadd(this.keys.audit(), 'MAXLEN', '~', this.auditCap, '*', 'r', JSON.stringify(withoutUndefined(r))))
+  }
+
+  async listAudit(limit: number): Promise<AuditRecord[]> {
+    if (limit <= 0) return []
+    return this.run(async () => {
+      const entries = await this.redis.xrevrange(this.keys.audit(), '+', '-', 'COUNT', limit)
+      return entries.map(([, fields]) => JSON.parse(fields[1]) as AuditRecord)
+    })
+  }
+
+  async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.run(async () => (await this.redis.lockAcquire(this.keys.lock(name), owner, Math.max(1, Math.round(ttlMs)))) === 1)
+  }
+
+  async releaseLock(name: string, owner: string): Promise<void> {
+    await this.run(() => this.redis.lockRelease(this.keys.lock(name), owner))
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (this.redis.status === 'ready') {
+      try {
+        await this.redis.quit()
+        return
+      } catch {
+        // fall through: a connection that fails while quitting is closed hard below
+      }
+    }
+    this.redis.disconnect()
+  }
+}
