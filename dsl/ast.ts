@@ -44,6 +44,10 @@ export type StreamCond = {
   atom: Atom
   compare?: Comparison
   forMs?: number
+  /** The `for` literal as written, for the formatter. */
+  forText?: string
+  /** Where the `for` literal is, for diagnostics. */
+  forSpan?: Span
   span: Span
 }
 
@@ -56,6 +60,8 @@ export type TemporalCond = {
   windowMs: number
   /** The window literal as written, for the formatter. */
   windowText: string
+  /** Where the window literal is, for diagnostics. */
+  windowSpan?: Span
   span: Span
 }
 
@@ -69,6 +75,8 @@ export type AggregateCond = {
   by: string[]
   overMs: number
   overText: string
+  /** Where the `over` literal is, for diagnostics. */
+  overSpan?: Span
   compare: Comparison
   span: Span
 }

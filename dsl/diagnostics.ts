@@ -45,6 +45,8 @@ export const DIAGNOSTIC_CODES = {
   DSL022: { severity: 'error', title: 'rule can never fire' },
   DSL023: { severity: 'error', title: 'sustained condition on a non-gauge' },
   DSL024: { severity: 'warning', title: 'temporal operand is not an event' },
+  DSL025: { severity: 'error', title: 'malformed placeholder' },
+  DSL026: { severity: 'error', title: 'unreadable rule file' },
 } as const satisfies Record<string, { severity: DiagnosticSeverity; title: string }>
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES

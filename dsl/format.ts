@@ -1,0 +1,118 @@
+import type { Atom, Cond, Rule } from './ast.js'
+import type { Diagnostic } from './diagnostics.js'
+import { parseFile, type CommentLine } from './parse-file.js'
+import { quoteText } from './text.js'
+
+/**
+ * The one canonical layout of a rule file, so diffs of rules show meaning, not taste:
+ *
+ *   # doc comment
+ *   rule name
+ *     severity critical
+ *     when <condition on one line>
+ *     then cause "…"
+ *          advise "…"
+ *          runbook "…"
+ *          explains a, b
+ *          run "…"
+ *
+ * Unnamed rules start at `when` and carry a non-default severity after their outputs (before `when`
+ * it would belong to the previous rule). Default severity (warning) is not written. Rules are
+ * separated by one blank line; comment blocks that stand apart stay where they are; comments inside
+ * a rule move above it, after its doc. A file with syntax errors is returned unchanged.
+ */
+
+const PREC = { or: 1, and: 2, not: 3, temporal: 4, stream: 5, aggregate: 5, group: 6 } as const
+
+/** Formats an atom: `isr.shrink{topic="orders", partition!="0"}`. */
+export function formatAtom(atom: Atom): string {
+  if (!atom.labels.length) return atom.signal
+  return `${atom.signal}{${atom.labels.map((l) => `${l.name}${l.op}${quoteText(l.value)}`).join(', ')}}`
+}
+
+/** Formats a condition on one line, adding parentheses only where precedence needs them. */
+export function formatCond(cond: Cond, minPrec = 0): string {
+  const s = formatBare(cond)
+  return PREC[cond.kind] < minPrec ? `(${s})` : s
+}
+
+function formatBare(cond: Cond): string {
+  switch (cond.kind) {
+    case 'stream': {
+      let s = formatAtom(cond.atom)
+      if (cond.compare) s += ` ${cond.compare.op} ${cond.compare.value.text}`
+      if (cond.forText !== undefined) s += ` for ${cond.forText}`
+      return s
+    }
+    case 'aggregate':
+      return `${cond.fn}(${formatAtom(cond.atom)})${cond.by.length ? ` by ${cond.by.join(', ')}` : ''} over ${cond.overText} ${cond.compare.op} ${cond.compare.value.text}`
+    case 'temporal': {
+      const l = formatCond(cond.left, PREC.stream)
+      const r = formatCond(cond.right, PREC.stream)
+      return cond.op === 'within' ? `${l} within ${cond.windowText} of ${r}` : `${l} ${cond.op} ${r} within ${cond.windowText}`
+    }
+    case 'not':
+      return `not ${formatCond(cond.operand, PREC.not)}`
+    case 'group':
+      return `(${formatCond(cond.inner)})`
+    case 'and':
+      return cond.operands.map((o) => formatCond(o, PREC.not)).join(' and ')
+    case 'or':
+      return cond.operands.map((o) => formatCond(o, PREC.and)).join(' or ')
+  }
+}
+
+/** Formats one rule (with its doc comment) in the canonical layout, without a trailing newline. */
+export function formatRule(rule: Rule): string {
+  const lines = rule.doc.map((d) => (d === '' ? '#' : `# ${d}`))
+  const outputs: string[] = [`cause ${quoteText(rule.cause.raw)}`]
+  if (rule.advise) outputs.push(`advise ${quoteText(rule.advise.raw)}`)
+  if (rule.runbook) outputs.push(`runbook ${quoteText(rule.runbook.raw)}`)
+  if (rule.explains.length) outputs.push(`explains ${rule.explains.map((e) => e.signal).join(', ')}`)
+  for (const r of rule.run) outputs.push(`run ${quoteText(r.raw)}`)
+  const severity = rule.severity !== 'warning' ? `severity ${rule.severity}` : undefined
+  if (rule.name !== undefined) {
+    lines.push(`rule ${rule.name}`)
+    if (severity) lines.push(`  ${severity}`)
+    lines.push(`  when ${formatCond(rule.when)}`)
+  } else {
+    lines.push(`when ${formatCond(rule.when)}`)
+    if (severity) outputs.push(severity)
+  }
+  lines.push(`  then ${outputs[0]}`, ...outputs.slice(1).map((o) => `       ${o}`))
+  return lines.join('\n')
+}
+
+/** Formats a file's text; unchanged text comes back when the file has syntax errors. */
+export function formatRules(text: string, file: string): { text: string; diagnostics: Diagnostic[] } {
+  const parsed = parseFile(text, file)
+  if (parsed.syntaxErrors) return { text, diagnostics: parsed.diagnostics }
+  const docLines = new Set<number>()
+  const inside = new Map<number, CommentLine[]>()
+  for (const [i, p] of parsed.rules.entries()) {
+    for (let k = 1; k <= p.rule.doc.length; k++) docLines.add(p.startLine - k)
+    for (const c of parsed.comments) if (c.line >= p.startLine && c.line <= p.endLine) inside.set(i, [...(inside.get(i) ?? []), c])
+  }
+  type Item = { line: number; text: string }
+  const items: Item[] = []
+  let block: CommentLine[] = []
+  const flush = () => {
+    if (block.length) items.push({ line: block[0].line, text: block.map((c) => (c.text === '' ? '#' : `# ${c.text}`)).join('\n') })
+    block = []
+  }
+  const insideLines = new Set([...inside.values()].flat().map((c) => c.line))
+  for (const c of parsed.comments) {
+    if (docLines.has(c.line) || insideLines.has(c.line)) continue
+    if (block.length && block[block.length - 1].line !== c.line - 1) flush()
+    block.push(c)
+  }
+  flush()
+  for (const [i, p] of parsed.rules.entries()) {
+    const extra = (inside.get(i) ?? []).map((c) => c.text)
+    const rule = extra.length ? { ...p.rule, doc: [...p.rule.doc, ...extra] } : p.rule
+    items.push({ line: p.startLine - p.rule.doc.length, text: formatRule(rule) })
+  }
+  items.sort((a, b) => a.line - b.line)
+  const out = items.map((i) => i.text).join('\n\n')
+  return { text: out ? `${out}\n` : '', diagnostics: parsed.diagnostics }
+}

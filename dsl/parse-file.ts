@@ -1,0 +1,203 @@
+import type { IRecognitionException, IToken } from 'chevrotain'
+import type { Rule, Span } from './ast.js'
+import { checkDuplicateNames, checkRule, type CheckOptions } from './check.js'
+import type { Diagnostic } from './diagnostics.js'
+import { describeToken, ruleParser } from './parser.js'
+import { diagnostic, joinSpans, tokenSpan } from './to-ast.js'
+import { ruleToAst } from './to-ast.js'
+import * as T from './tokens.js'
+
+/**
+ * The whole pipeline for one file: guard against input that is not rule text, lex, cut the token
+ * stream into rules, parse each with recovery, build ASTs, check them. Each rule is parsed on its
+ * own so a mistake in one never hides the next, and nothing here throws.
+ */
+
+/** Files larger than this are refused (DSL009): rule files are written by people. */
+export const MAX_FILE_CHARS = 4 * 1024 * 1024
+/** Parentheses plus `not`s deeper than this are refused (DSL007) before the recursive parser sees them. */
+export const MAX_NESTING = 64
+
+/** One `#` comment: its text after `#` (one leading space dropped) and where it is. */
+export type CommentLine = { text: string; line: number; offset: number; standalone: boolean }
+
+/** A parsed rule with the source range the formatter replaces. */
+export type ParsedRule = { rule: Rule; startOffset: number; endOffset: number; startLine: number; endLine: number }
+
+/** Everything the formatter needs besides the rules. */
+export type ParsedFile = {
+  rules: ParsedRule[]
+  diagnostics: Diagnostic[]
+  comments: CommentLine[]
+  /** True when lexing or parsing failed somewhere (the formatter then leaves the file alone). */
+  syntaxErrors: boolean
+}
+
+const CONTROL = /[\u0001-\u0008\u000e-\u001f\u007f\ufffd]/g
+
+function fileSpan(file: string): Span {
+  return { file, startLine: 1, startCol: 1, endLine: 1, endCol: 2, startOffset: 0, endOffset: 1 }
+}
+
+function offsetSpan(text: string, file: string, offset: number, length: number, line: number, col: number): Span {
+  return { file, startLine: line, startCol: col, endLine: line, endCol: col + Math.max(1, length), startOffset: offset, endOffset: offset + Math.max(1, length) }
+}
+
+function printable(s: string): string {
+  return s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/** Parses and checks one file; `parseRules` in index.ts is the public face of this. */
+export function parseFile(text: string, file: string, options: CheckOptions = {}): ParsedFile {
+  const diagnostics: Diagnostic[] = []
+  const result: ParsedFile = { rules: [], diagnostics, comments: [], syntaxErrors: true }
+  if (typeof text !== 'string') {
+    diagnostics.push(diagnostic('DSL008', 'input is not text', fileSpan(file)))
+    return result
+  }
+  if (text.length > MAX_FILE_CHARS) {
+    diagnostics.push(
+      diagnostic('DSL009', `rule file is ${(text.length / 1024 / 1024).toFixed(1)} MiB; the limit is ${MAX_FILE_CHARS / 1024 / 1024} MiB`, fileSpan(file), {
+        hint: 'split the rules over several files in a directory',
+      }),
+    )
+    return result
+  }
+  const nul = text.indexOf('\u0000')
+  const controls = text.match(CONTROL)?.length ?? 0
+  if (nul >= 0 || controls > Math.max(8, text.length / 100)) {
+    diagnostics.push(diagnostic('DSL008', nul >= 0 ? 'input contains NUL bytes: this is not a rule file' : `input has ${controls} control or undecodable characters: this is not a rule file`, fileSpan(file), { hint: 'rule files are UTF-8 text' }))
+    return result
+  }
+
+  const lexed = T.ruleLexer.tokenize(text)
+  for (const e of lexed.errors) {
+    const bad = text.slice(e.offset, e.offset + Math.min(e.length, 20))
+    diagnostics.push(diagnostic('DSL001', `unexpected character${e.length > 1 ? 's' : ''} '${printable(bad)}${e.length > 20 ? '…' : ''}'`, offsetSpan(text, file, e.offset, e.length, e.line ?? 1, e.column ?? 1)))
+  }
+  for (const t of lexed.tokens) {
+    if (t.tokenType === T.UnterminatedString) {
+      diagnostics.push(diagnostic('DSL002', 'unterminated string', tokenSpan(t, file), { hint: 'close it with " on the same line; write \\" for a quote inside it' }))
+    }
+  }
+  result.comments = ((lexed.groups.comments ?? []) as IToken[]).map((c) => {
+    const lineStart = text.lastIndexOf('\n', c.startOffset - 1) + 1
+    const body = c.image.slice(1)
+    return { text: body.startsWith(' ') ? body.slice(1) : body, line: c.startLine ?? 1, offset: c.startOffset, standalone: text.slice(lineStart, c.startOffset).trim() === '' }
+  })
+
+  let parseErrors = false
+  const parser = ruleParser()
+  for (const segment of segments(lexed.tokens)) {
+    const deep = tooDeep(segment)
+    if (deep) {
+      parseErrors = true
+      diagnostics.push(diagnostic('DSL007', `condition nests deeper than ${MAX_NESTING} levels of parentheses and 'not'`, tokenSpan(deep, file), { hint: 'flatten it: a and b and c needs no parentheses' }))
+      continue
+    }
+    parser.input = segment
+    const cst = parser.ruleDef()
+    const errors = dedupe(parser.errors)
+    for (const e of errors) diagnostics.push(parseDiagnostic(e, segment, file))
+    if (errors.length) parseErrors = true
+    const ruleDiagnostics: Diagnostic[] = []
+    const rule = ruleToAst(cst, file, ruleDiagnostics, errors.length > 0)
+    diagnostics.push(...ruleDiagnostics)
+    if (!rule) continue
+    const whenTok = segment.find((t) => t.tokenType === T.When)
+    if (whenTok && errors.some((e) => conditionError(e, whenTok, segment))) continue
+    rule.doc = docAbove(result.comments, segment[0].startLine ?? 1)
+    const last = segment[segment.length - 1]
+    result.rules.push({ rule, startOffset: segment[0].startOffset, endOffset: last.endOffset! + 1, startLine: segment[0].startLine ?? 1, endLine: last.endLine ?? 1 })
+  }
+  for (const { rule } of result.rules) checkRule(rule, diagnostics, options)
+  checkDuplicateNames(
+    result.rules.map((r) => r.rule),
+    diagnostics,
+  )
+  result.syntaxErrors = parseErrors || lexed.errors.length > 0 || diagnostics.some((d) => d.code === 'DSL002' || d.code === 'DSL005' || d.code === 'DSL025' || d.code === 'DSL003' || d.code === 'DSL004')
+  diagnostics.sort((a, b) => a.span.startOffset - b.span.startOffset)
+  return result
+}
+
+/** Cuts the token stream into rules: a rule starts at `rule`, or at a `when` once the current rule has its `then`. */
+function segments(tokens: IToken[]): IToken[][] {
+  const out: IToken[][] = []
+  let cur: IToken[] = []
+  let hasThen = false
+  for (const t of tokens) {
+    if (t.tokenType === T.Rule || (t.tokenType === T.When && hasThen)) {
+      if (cur.length) out.push(cur)
+      cur = []
+      hasThen = false
+    }
+    if (t.tokenType === T.Then) hasThen = true
+    cur.push(t)
+  }
+  if (cur.length) out.push(cur)
+  return out
+}
+
+function tooDeep(segment: IToken[]): IToken | undefined {
+  let depth = 0
+  let nots = 0
+  for (const t of segment) {
+    if (t.tokenType === T.LParen) depth++
+    else if (t.tokenType === T.RParen) depth = Math.max(0, depth - 1)
+    if (t.tokenType === T.Not) nots++
+    else if (t.tokenType !== T.LParen) nots = 0
+    if (depth + nots > MAX_NESTING) return t
+  }
+  return undefined
+}
+
+function dedupe(errors: IRecognitionException[]): IRecognitionException[] {
+  const seen = new Set<string>()
+  return errors.filter((e) => {
+    const key = `${e.token.startOffset}:${e.message}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+function isReal(t: IToken | undefined): t is IToken {
+  return !!t && !Number.isNaN(t.startOffset) && t.tokenType !== undefined && !t.isInsertedInRecovery && t.image !== ''
+}
+
+/** A parse error, anchored at the offending token, or at the previous one when the rule simply ended. */
+function parseDiagnostic(e: IRecognitionException, segment: IToken[], file: string): Diagnostic {
+  const previous = (e as IRecognitionException & { previousToken?: IToken }).previousToken
+  const anchor = isReal(e.token) ? e.token : isReal(previous) ? previous : segment[segment.length - 1]
+  let span = tokenSpan(anchor, file)
+  if (!isReal(e.token)) span = { ...span, startLine: span.endLine, startCol: span.endCol, startOffset: span.endOffset, endCol: span.endCol + 1, endOffset: span.endOffset + 1 }
+  const hint = e.message.includes("'then'")
+    ? 'a rule reads: when <condition> then cause "…"'
+    : e.message.includes('a comparison') || e.message.includes('a number')
+      ? 'comparisons read signal OP quantity, e.g. safepoint.sync > 2s'
+      : undefined
+  return diagnostic('DSL003', e.message, span, hint ? { hint } : {})
+}
+
+/** An error between `when` and `then` means the condition did not parse. */
+function conditionError(e: IRecognitionException, whenTok: IToken, segment: IToken[]): boolean {
+  const thenTok = segment.find((t) => t.tokenType === T.Then && t.startOffset > whenTok.startOffset)
+  const at = isReal(e.token) ? e.token.startOffset : Number.POSITIVE_INFINITY
+  return at >= whenTok.startOffset && (!thenTok || at <= thenTok.startOffset)
+}
+
+/** The standalone comment lines that end on the line just above `line`. */
+function docAbove(comments: CommentLine[], line: number): string[] {
+  const doc: string[] = []
+  let want = line - 1
+  for (let i = comments.length - 1; i >= 0; i--) {
+    const c = comments[i]
+    if (c.line > want) continue
+    if (c.line < want || !c.standalone) break
+    doc.unshift(c.text)
+    want--
+  }
+  return doc
+}
+
+export { describeToken, joinSpans }

@@ -1,0 +1,62 @@
+import type { Atom, Cond, Rule } from './ast.js'
+
+/**
+ * What data a rule reads, so the engine loads only those series from the store.
+ */
+
+/** One signal a condition reads: every atom naming it, and the labels it groups by. */
+export type SignalUse = { signal: string; atoms: Atom[]; by: string[] }
+
+/** Every atom of a condition, in source order. */
+export function atomsOfCond(cond: Cond): Atom[] {
+  switch (cond.kind) {
+    case 'stream':
+      return [cond.atom]
+    case 'aggregate':
+      return [cond.atom]
+    case 'temporal':
+      return [cond.left.atom, cond.right.atom]
+    case 'not':
+      return atomsOfCond(cond.operand)
+    case 'group':
+      return atomsOfCond(cond.inner)
+    case 'and':
+    case 'or':
+      return cond.operands.flatMap(atomsOfCond)
+  }
+}
+
+/** The distinct signal names a rule's condition reads, in first-use order. */
+export function signalsOfRule(rule: Rule): string[] {
+  return [...new Set(atomsOfCond(rule.when).map((a) => a.signal))]
+}
+
+/** Per signal: the atoms (with their label filters) and `by` labels a rule's condition uses. */
+export function signalUsesOfRule(rule: Rule): SignalUse[] {
+  const uses = new Map<string, SignalUse>()
+  const visit = (cond: Cond): void => {
+    if (cond.kind === 'aggregate') {
+      const u = use(cond.atom.signal)
+      u.atoms.push(cond.atom)
+      for (const b of cond.by) if (!u.by.includes(b)) u.by.push(b)
+      return
+    }
+    if (cond.kind === 'stream' || cond.kind === 'temporal') {
+      for (const a of atomsOfCond(cond)) use(a.signal).atoms.push(a)
+      return
+    }
+    if (cond.kind === 'not') return visit(cond.operand)
+    if (cond.kind === 'group') return visit(cond.inner)
+    for (const o of cond.operands) visit(o)
+  }
+  const use = (signal: string): SignalUse => {
+    let u = uses.get(signal)
+    if (!u) {
+      u = { signal, atoms: [], by: [] }
+      uses.set(signal, u)
+    }
+    return u
+  }
+  visit(rule.when)
+  return [...uses.values()]
+}
