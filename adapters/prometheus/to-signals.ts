@@ -121,7 +121,8 @@ export class SampleConverter {
           break
         }
         const key = seriesKey(mapping.signal, labels)
-        const prev = this.series.get(key)
+        const known = this.series.get(key)
+        const prev = known && { value: known.value, at: known.at }
         if (!this.remember(key, sample.value, at) || !prev) break
         const dtSeconds = (at - prev.at) / 1000
         if (dtSeconds <= 0) break
@@ -141,9 +142,9 @@ export class SampleConverter {
         }
         const value = sample.value * scale
         const key = seriesKey(mapping.signal, labels)
-        const prev = this.series.get(key)
+        const prevValue = this.series.get(key)?.value
         this.remember(key, value, at)
-        if (prev && prev.value === value) break
+        if (prevValue === value) break
         out.push(this.signal(mapping.signal, at, value, labels))
         if (mapping.signal === 'process.start') out.push(...this.noteProcessStart(value, at))
         break

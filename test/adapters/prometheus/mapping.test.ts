@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { parseExposition } from '../../../adapters/prometheus/exposition.js'
+import { mapSample, METRIC_MAPPINGS, normaliseSample } from '../../../adapters/prometheus/mapping.js'
+import { SampleConverter } from '../../../adapters/prometheus/to-signals.js'
+import { lookupSignal } from '../../../signals/catalogue.js'
+import type { Signal } from '../../../signals/signal.js'
+import { FIXTURES } from './jmx-jvm.js'
+
+const CAPTURES = ['jmx-0.20.0-default.prom', 'jmx-0.20.0-kafka-2_0_0.prom', 'jmx-1.0.1-default.prom', 'jmx-1.0.1-kafka-2_0_0.prom']
+
+function convert(file: string): Signal[] {
+  const { samples } = parseExposition(readFileSync(path.join(FIXTURES, file), 'utf8'))
+  const c = new SampleConverter({ cluster: 'lab', broker: '1', source: 'prom:test' })
+  c.begin(1_000_000)
+  const out = samples.flatMap((s) => c.convert(s))
+  c.end()
+  return out
+}
+
+const one = (signals: Signal[], name: string) => {
+  const hits = signals.filter((s) => s.name === name)
+  expect(hits, name).toHaveLength(1)
+  return hits[0]
+}
+
+describe('adapters/prometheus/mapping', () => {
+  it('maps only to catalogue signals', () => {
+    for (const m of METRIC_MAPPINGS) expect(lookupSignal(m.signal), m.signal).toBeDefined()
+  })
+
+  // fixtures/KafkaMBeans.java sets these MBean values; every naming must yield the same signals.
+  it.each(CAPTURES)('maps every Kafka gauge of %s to the same signal values', (file) => {
+    const signals = convert(file)
+    expect(one(signals, 'partitions.under_replicated').value).toBe(3)
+    expect(one(signals, 'partitions.under_min_isr').value).toBe(1)
+    expect(one(signals, 'partitions.offline').value).toBe(2)
+    expect(one(signals, 'network_processor.idle').value).toBe(0.5)
+    expect(one(signals, 'request_handler.idle').value).toBe(0.25)
+    expect(one(signals, 'log.segments')).toMatchObject({ value: 42, labels: { topic: 'orders', partition: '0' } })
+    expect(one(signals, 'heap.max').value).toBe(64 * 1024 * 1024)
+    expect(one(signals, 'heap.used').value).toBeGreaterThan(0)
+    expect(one(signals, 'heap.after_gc').labels).toEqual({ kind: 'old' })
+    expect(one(signals, 'fd.open').value).toBeGreaterThan(3)
+    expect(one(signals, 'fd.max').value).toBeGreaterThan(one(signals, 'fd.open').value!)
+    expect(one(signals, 'mmap.buffers').value).toBe(0)
+    const start = one(signals, 'process.start').value!
+    expect(Math.abs(start - Date.parse('2026-01-01'))).toBeLessThan(5 * 365 * 86_400_000)
+    expect(signals.every((s) => s.cluster === 'lab' && s.broker === '1' && s.at === 1_000_000)).toBe(true)
+  })
+
+  it.each(CAPTURES)('emits no rate from the first scrape of %s (a counter needs two points)', (file) => {
+    const names = new Set(convert(file).map((s) => s.name))
+    for (const counter of ['isr.shrink_rate', 'zk.expire_rate', 'fetch.down_conversion', 'gc.count', 'gc.time']) {
+      expect(names.has(counter), counter).toBe(false)
+    }
+  })
+
+  it.each([
+    // [exporter sample, normalised key] — the names each exporter version and config writes for one MBean
+    ['kafka_server_ReplicaManager_Value{name="UnderReplicatedPartitions",}', 'kafka_server_replicamanager_underreplicatedpartitions_value'],
+    ['kafka_server_ReplicaManager_Count{name="IsrShrinksPerSec"}', 'kafka_server_replicamanager_isrshrinkspersec_count'],
+    ['kafka_server_replicamanager_isrshrinks_total', 'kafka_server_replicamanager_isrshrinks_total'],
+    ['kafka_server_ReplicaManager_UnderReplicatedPartitions_Value', 'kafka_server_replicamanager_underreplicatedpartitions_value'],
+  ])('normalises %s', (line, key) => {
+    const { samples } = parseExposition(`${line} 1`)
+    expect(normaliseSample(samples[0]).key).toBe(key)
+  })
+
+  it.each([
+    ['kafka_server_ReplicaManager_UnderReplicatedPartitions_Value 4', 'partitions.under_replicated'],
+    ['kafka_server_replicamanager_isrshrinks_total 4', 'isr.shrink_rate'],
+    ['kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent_count 0', undefined],
+    ['kafka_server_KafkaRequestHandlerPool_MeanRate{name="RequestHandlerAvgIdlePercent"} 0.2', undefined],
+    ['jvm_memory_pool_collection_used_bytes{pool="G1 Eden Space"} 0', undefined],
+    ['jvm_memory_pool_collection_used_bytes{pool="Tenured Gen"} 10', 'heap.after_gc'],
+    ['jvm_buffer_pool_used_buffers{pool="direct"} 2', undefined],
+    ['kafka_server_brokertopicmetrics_fetchmessageconversions_total 9', undefined],
+  ])('maps %s to %s', (line, signal) => {
+    const { samples } = parseExposition(line)
+    expect(mapSample(samples[0])?.mapping.signal).toBe(signal)
+  })
+})
+
+describe('adapters/prometheus/to-signals', () => {
+  const at = (s: number) => 1_700_000_000_000 + s * 1000
+  function scrape(c: SampleConverter, t: number, text: string): Signal[] {
+    c.begin(at(t))
+    const out = parseExposition(text).samples.flatMap((s) => c.convert(s))
+    c.end()
+    return out
+  }
+
+  it.each([
+    // [naming, counter line template]
+    ['1.x kafka-2_0_0', (v: number) => `kafka_server_replicamanager_isrshrinks_total ${v}`],
+    ['0.x default', (v: number) => `kafka_server_ReplicaManager_Count{name="IsrShrinksPerSec",} ${v}`],
+  ])('turns a %s counter into a per-second rate, across a reset', (_, line) => {
+    const c = new SampleConverter({ cluster: 'c', broker: '1', source: 't' })
+    expect(scrape(c, 0, line(100))).toEqual([])
+    expect(scrape(c, 10, line(150))).toMatchObject([{ name: 'isr.shrink_rate', value: 5, at: at(10) }])
+    // the broker restarted: the counter went down and counted 20 since zero
+    c.begin(at(20))
+    const reset = parseExposition(line(20)).samples.flatMap((s) => c.convert(s))
+    const stats = c.end()
+    expect(reset).toMatchObject([{ name: 'isr.shrink_rate', value: 2 }])
+    expect(stats.counterResets).toBe(1)
+    expect(scrape(c, 30, line(20))).toMatchObject([{ value: 0 }])
+  })
+
+  it('tells a restart by the process start time and forgets the old process counters', () => {
+    const c = new SampleConverter({ cluster: 'c', broker: '1', source: 't' })
+    const text = (start: number, gc: number) => `process_start_time_seconds ${start}\njvm_gc_collection_seconds_count{gc="G1 Young Generation"} ${gc}`
+    expect(scrape(c, 0, text(1.7e9, 10)).map((s) => s.name)).toEqual(['process.start'])
+    expect(scrape(c, 15, text(1.7e9, 40))).toMatchObject([{ name: 'gc.count', value: 2, labels: { collector: 'G1 Young Generation' } }])
+    const after = scrape(c, 30, text(1.7e9 + 25, 45))
+    expect(after.map((s) => s.name)).toEqual(['process.start', 'process.restart'])
+    expect(after[1].labels).toEqual({ from: new Date(1.7e12).toISOString(), to: new Date(1.7e12 + 25_000).toISOString() })
+    expect(scrape(c, 45, text(1.7e9 + 25, 60))).toMatchObject([{ name: 'gc.count', value: 1 }])
+  })
+
+  it('scales GC seconds per second into a ratio and keeps per-topic labels', () => {
+    const c = new SampleConverter({ cluster: 'c', broker: '1', source: 't' })
+    const text = (gcSum: number, conv: number) =>
+      `jvm_gc_collection_seconds_sum{gc="G1 Old Generation"} ${gcSum}\nkafka_server_brokertopicmetrics_fetchmessageconversions_total{topic="orders"} ${conv}`
+    scrape(c, 0, text(1, 0))
+    expect(scrape(c, 10, text(3, 5000))).toMatchObject([
+      { name: 'gc.time', value: 0.2, labels: { collector: 'G1 Old Generation' } },
+      { name: 'fetch.down_conversion', value: 500, labels: { topic: 'orders' } },
+    ])
+  })
+
+  it('remembers at most maxSeries counters and forgets series that vanish', () => {
+    const c = new SampleConverter({ cluster: 'c', source: 't', maxSeries: 2 })
+    const line = (topic: string) => `kafka_server_brokertopicmetrics_fetchmessageconversions_total{topic="${topic}"} 1`
+    c.begin(at(0))
+    for (const t of ['a', 'b', 'c']) parseExposition(line(t)).samples.forEach((s) => c.convert(s))
+    expect(c.end().droppedSeries).toBe(1)
+    expect(c.seriesCount).toBe(2)
+    scrape(c, 10, line('a'))
+    expect(c.seriesCount).toBe(1)
+  })
+
+  it('counts NaN where a number is needed instead of storing it', () => {
+    const c = new SampleConverter({ cluster: 'c', source: 't' })
+    c.begin(at(0))
+    expect(parseExposition('process_open_fds NaN').samples.flatMap((s) => c.convert(s))).toEqual([])
+    expect(c.end().nonFinite).toBe(1)
+  })
+})
