@@ -1,0 +1,218 @@
+import { validateSignal } from '../signals/jsonl.js'
+import type { Signal } from '../signals/signal.js'
+import type { Store } from './store/store.js'
+
+/**
+ * The streaming write path (log tailers, scrapers, the signals-topic consumer): batches appends,
+ * rides out a store outage in a bounded buffer, retries with backoff, and acknowledges a signal only
+ * once the store holds it.
+ *
+ * Policy when the buffer is full: a write() that does not fit *as a whole* is refused at once —
+ * every valid signal of that call is counted as 'buffer full', reported through onEvent
+ * ('buffer-full') and stats(), and nothing of the call is buffered. Signals already buffered are
+ * never dropped to make room, so nothing acknowledged, nor anything waiting for its
+ * acknowledgement, is ever lost. A caller that needs every signal keeps its own position (file
+ * offset, Kafka offset) and offers the refused call again later.
+ */
+
+/** What happened to the signals of one write() call. */
+export type WriteOutcome = {
+  /** Signals now held by the store (acknowledged). */
+  accepted: number
+  /** Refused signals by reason: validation reasons, 'buffer full', 'writer closed'. */
+  rejected: Record<string, number>
+}
+
+/** Things an operator should hear about; the caller decides where they go (log, metric, Slack). */
+export type IngestEvent =
+  | { kind: 'store-down'; message: string; attempt: number; retryInMs: number; buffered: number }
+  | { kind: 'store-up'; attempts: number; buffered: number }
+  | { kind: 'buffer-full'; refused: number; buffered: number; capacity: number }
+  | { kind: 'invalid'; rejected: Record<string, number> }
+
+export type SignalWriterOptions = {
+  /** Signals per store.append call. Default 5000. */
+  batchSize?: number
+  /** Signals held while waiting for the store; beyond this, writes are refused. Default 100 000. */
+  maxBuffered?: number
+  /** First retry delay after a failed append; doubles per attempt. Default 100 ms. */
+  retryInitialMs?: number
+  /** Longest retry delay. Default 5000 ms. */
+  retryMaxMs?: number
+  onEvent?: (event: IngestEvent) => void
+}
+
+/** Counters for health checks and the `status` command. */
+export type WriterStats = {
+  buffered: number
+  capacity: number
+  stored: number
+  rejected: Record<string, number>
+  retries: number
+  storeDown: boolean
+  lastError?: string
+}
+
+type Ticket = { remaining: number; outcome: WriteOutcome; resolve: (o: WriteOutcome) => void }
+type Entry = { signal: Signal; ticket: Ticket }
+
+const addCount = (into: Record<string, number>, reason: string, n: number) => {
+  if (n > 0) into[reason] = (into[reason] ?? 0) + n
+}
+
+/** See the module comment for the buffering and full-buffer policy. */
+export class SignalWriter {
+  private readonly batchSize: number
+  private readonly capacity: number
+  private readonly retryInitialMs: number
+  private readonly retryMaxMs: number
+  private readonly onEvent: (event: IngestEvent) => void
+  private buffer: Entry[] = []
+  private head = 0
+  private draining?: Promise<void>
+  private retryTimer?: { timer: NodeJS.Timeout; wake: () => void }
+  private closed = false
+  private attempts = 0
+  private readonly counters: Omit<WriterStats, 'buffered' | 'capacity'> = { stored: 0, rejected: {}, retries: 0, storeDown: false }
+
+  constructor(
+    private readonly store: Store,
+    options: SignalWriterOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 5000
+    this.capacity = options.maxBuffered ?? 100_000
+    this.retryInitialMs = options.retryInitialMs ?? 100
+    this.retryMaxMs = options.retryMaxMs ?? 5000
+    this.onEvent = options.onEvent ?? (() => undefined)
+  }
+
+  /** Signals waiting for the store. */
+  get buffered(): number {
+    return this.buffer.length - this.head
+  }
+
+  /**
+   * Offers signals. Resolves once every admitted signal is stored; invalid and refused ones are
+   * counted in the outcome right away. Never rejects.
+   */
+  write(signals: Signal[]): Promise<WriteOutcome> {
+    const outcome: WriteOutcome = { accepted: 0, rejected: {} }
+    const valid: Signal[] = []
+    for (const raw of signals) {
+      const v = validateSignal(raw)
+      if (v.ok) valid.push(v.signal)
+      else addCount(outcome.rejected, v.reason, 1)
+    }
+    if (Object.keys(outcome.rejected).length > 0) this.onEvent({ kind: 'invalid', rejected: { ...outcome.rejected } })
+    const refuse = (reason?: string) => {
+      if (reason) addCount(outcome.rejected, reason, valid.length)
+      for (const [r, n] of Object.entries(outcome.rejected)) addCount(this.counters.rejected, r, n)
+      return Promise.resolve(outcome)
+    }
+    if (this.closed) return refuse('writer closed')
+    if (valid.length === 0) return refuse()
+    if (this.buffered + valid.length > this.capacity) {
+      this.onEvent({ kind: 'buffer-full', refused: valid.length, buffered: this.buffered, capacity: this.capacity })
+      return refuse('buffer full')
+    }
+    for (const [r, n] of Object.entries(outcome.rejected)) addCount(this.counters.rejected, r, n)
+    return new Promise<WriteOutcome>((resolve) => {
+      const ticket: Ticket = { remaining: valid.length, outcome, resolve }
+      for (const signal of valid) this.buffer.push({ signal, ticket })
+      this.kick()
+    })
+  }
+
+  /** Resolves when everything admitted so far is stored (or the writer was closed). */
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining
+  }
+
+  stats(): WriterStats {
+    return { ...this.counters, rejected: { ...this.counters.rejected }, buffered: this.buffered, capacity: this.capacity }
+  }
+
+  /**
+   * Stops the writer. Already-buffered signals get until `graceMs` to reach the store; whatever is
+   * still unstored then is answered as 'writer closed' (never acknowledged, so never lost silently).
+   */
+  async close(graceMs = 0): Promise<WriterStats> {
+    if (graceMs > 0 && this.buffered > 0) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([this.flush(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))])
+      clearTimeout(timer)
+    }
+    this.closed = true
+    this.retryTimer?.wake()
+    await this.flush()
+    const left = this.buffer.slice(this.head)
+    this.buffer = []
+    this.head = 0
+    for (const entry of left) {
+      addCount(entry.ticket.outcome.rejected, 'writer closed', 1)
+      addCount(this.counters.rejected, 'writer closed', 1)
+      this.settle(entry.ticket)
+    }
+    return this.stats()
+  }
+
+  private kick(): void {
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined
+      if (this.buffered > 0 && !this.closed) this.kick()
+    })
+  }
+
+  private settle(ticket: Ticket): void {
+    if (--ticket.remaining === 0) ticket.resolve(ticket.outcome)
+  }
+
+  private async drain(): Promise<void> {
+    // Let writes issued in the same turn join the first batch.
+    await new Promise<void>((r) => setImmediate(r))
+    while (this.buffered > 0 && !this.closed) {
+      const batch = this.buffer.slice(this.head, this.head + this.batchSize)
+      try {
+        const result = await this.store.append(batch.map((e) => e.signal))
+        for (const [r, n] of Object.entries(result.rejected)) addCount(this.counters.rejected, `store: ${r}`, n)
+      } catch (err) {
+        await this.backOff(err)
+        continue
+      }
+      this.head += batch.length
+      if (this.head > 4096 && this.head * 2 > this.buffer.length) {
+        this.buffer = this.buffer.slice(this.head)
+        this.head = 0
+      }
+      this.counters.stored += batch.length
+      if (this.counters.storeDown) {
+        this.counters.storeDown = false
+        this.onEvent({ kind: 'store-up', attempts: this.attempts, buffered: this.buffered })
+      }
+      this.attempts = 0
+      for (const entry of batch) {
+        entry.ticket.outcome.accepted++
+        this.settle(entry.ticket)
+      }
+    }
+  }
+
+  private async backOff(err: unknown): Promise<void> {
+    this.attempts++
+    this.counters.retries++
+    this.counters.storeDown = true
+    const message = err instanceof Error ? err.message : String(err)
+    this.counters.lastError = message
+    const retryInMs = Math.min(this.retryInitialMs * 2 ** Math.min(this.attempts - 1, 20), this.retryMaxMs)
+    this.onEvent({ kind: 'store-down', message, attempt: this.attempts, retryInMs, buffered: this.buffered })
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer)
+        this.retryTimer = undefined
+        resolve()
+      }
+      const timer = setTimeout(wake, retryInMs)
+      this.retryTimer = { timer, wake }
+    })
+  }
+}
