@@ -165,16 +165,26 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
   }
 }
 
-/** Reports rules that share a name, within a file or across files; `out` gets one diagnostic per repeat. */
-export function checkDuplicateNames(rules: readonly Rule[], out: Diagnostic[]): void {
+/**
+ * Reports rules that share a name; `out` gets one diagnostic per repeat. With `acrossFiles`, only
+ * the first use of a name in each file is compared with earlier files (repeats inside one file
+ * were already reported when that file was parsed).
+ */
+export function checkDuplicateNames(rules: readonly Rule[], out: Diagnostic[], options: { acrossFiles?: boolean } = {}): void {
   const first = new Map<string, Rule>()
+  const filesSeen = new Map<string, Set<string>>()
   for (const r of rules) {
     if (r.name === undefined) continue
     const prior = first.get(r.name)
+    const files = filesSeen.get(r.name) ?? new Set<string>()
+    filesSeen.set(r.name, files)
+    const repeatInFile = files.has(r.file)
+    files.add(r.file)
     if (!prior) {
       first.set(r.name, r)
       continue
     }
+    if (options.acrossFiles && (repeatInFile || prior.file === r.file)) continue
     const span = { ...r.span, endLine: r.span.startLine, endCol: r.span.startCol + 5 + r.name.length, endOffset: r.span.startOffset + 5 + r.name.length }
     out.push(diagnostic('DSL017', `duplicate rule name '${r.name}'`, span, { hint: `first defined at ${prior.file}:${prior.span.startLine}:${prior.span.startCol}` }))
   }

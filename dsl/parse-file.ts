@@ -1,7 +1,7 @@
 import type { IRecognitionException, IToken } from 'chevrotain'
 import type { Rule, Span } from './ast.js'
 import { checkDuplicateNames, checkRule, type CheckOptions } from './check.js'
-import type { Diagnostic } from './diagnostics.js'
+import type { Diagnostic, DiagnosticCode } from './diagnostics.js'
 import { describeToken, ruleParser } from './parser.js'
 import { diagnostic, joinSpans, tokenSpan } from './to-ast.js'
 import { ruleToAst } from './to-ast.js'
@@ -17,6 +17,9 @@ import * as T from './tokens.js'
 export const MAX_FILE_CHARS = 4 * 1024 * 1024
 /** Parentheses plus `not`s deeper than this are refused (DSL007) before the recursive parser sees them. */
 export const MAX_NESTING = 64
+
+/** Codes meaning the text did not lex or parse: the formatter leaves such a file alone. */
+export const SYNTAX_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>(['DSL001', 'DSL002', 'DSL003', 'DSL004', 'DSL005', 'DSL007', 'DSL008', 'DSL009', 'DSL025', 'DSL026'])
 
 /** One `#` comment: its text after `#` (one leading space dropped) and where it is. */
 export type CommentLine = { text: string; line: number; offset: number; standalone: boolean }
@@ -115,7 +118,7 @@ export function parseFile(text: string, file: string, options: CheckOptions = {}
     result.rules.map((r) => r.rule),
     diagnostics,
   )
-  result.syntaxErrors = parseErrors || lexed.errors.length > 0 || diagnostics.some((d) => d.code === 'DSL002' || d.code === 'DSL005' || d.code === 'DSL025' || d.code === 'DSL003' || d.code === 'DSL004')
+  result.syntaxErrors = parseErrors || diagnostics.some((d) => SYNTAX_CODES.has(d.code))
   diagnostics.sort((a, b) => a.span.startOffset - b.span.startOffset)
   return result
 }
