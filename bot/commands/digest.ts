@@ -1,0 +1,27 @@
+import type { BotContext, CommandRequest } from '../context.js'
+import { buildDigest } from '../digest/build-digest.js'
+import { renderChart } from '../digest/chart.js'
+import type { BotMessage } from '../message.js'
+import { renderDigest } from '../render/digest.js'
+import { formatTime } from '../render/time.js'
+import { resolveCluster } from './shared.js'
+
+/** How far back the digest looks. */
+export const DIGEST_WINDOW_MS = 24 * 3_600_000
+
+/** A rendered digest plus its chart, ready for Slack or a terminal. */
+export type DigestOutput = { message: BotMessage; chart: Buffer }
+
+/** Builds, renders and charts one cluster's digest ending at `now`. */
+export async function digestFor(ctx: BotContext, cluster: string, now: number): Promise<DigestOutput> {
+  const report = await buildDigest(ctx.store, { cluster, from: now - DIGEST_WINDOW_MS, to: now, now })
+  const chart = renderChart(report.chart, { from: report.from, to: report.to, formatTick: (ms) => formatTime(ms, ctx.config.timeZone).slice(0, 5) })
+  return { message: renderDigest(report, { timeZone: ctx.config.timeZone }), chart }
+}
+
+/** `/kafka digest [cluster]`: the daily digest on demand. */
+export async function digest(ctx: BotContext, req: CommandRequest, args: { cluster?: string }): Promise<BotMessage> {
+  const cluster = resolveCluster(ctx, req.channel, args.cluster)
+  const out = await digestFor(ctx, cluster.name, ctx.now())
+  return { ...out.message, files: [{ filename: `kafka-digest-${cluster.name}.png`, title: `Kafka digest ${cluster.name}`, data: out.chart }] }
+}

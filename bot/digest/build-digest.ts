@@ -1,0 +1,251 @@
+import type { Signal } from '../../signals/signal.js'
+import { decodeVersion, encodeVersion } from '../../signals/units.js'
+import type { Store } from '../../engine/store/store.js'
+import type { ChartPanel, ChartPoint } from './chart.js'
+
+/**
+ * The daily health digest as data: one pure job over the store, given its window and `now`, so it is
+ * tested without cron, Slack or a clock. Rendering and posting happen elsewhere.
+ */
+
+export type BrokerHealth = {
+  broker: string
+  /** Minutes during which the broker reported at least one under-replicated partition. */
+  underReplicatedMinutes: number
+  isrShrinks: number
+  gcPauseP99Ms?: number
+  gcPauses: number
+  longestSafepointMs?: number
+  /** Least-squares slope of heap-after-GC, bytes per hour; a steady climb is how a leak shows. */
+  heapAfterGcSlopePerHour?: number
+  heapAfterGcFirst?: number
+  heapAfterGcLast?: number
+  restarts: number
+}
+
+export type GroupChurn = { group: string; rebalances: number; memberFailures: number; brokers: string[] }
+
+export type ConfigSmell = { broker?: string; topic?: string; key: string; value: string; why: string }
+
+export type TopDiagnosis = { ruleId: string; cause: string; severity: string; count: number; brokers: string[]; lastAt: number }
+
+export type DigestReport = {
+  cluster: string
+  from: number
+  to: number
+  at: number
+  brokers: BrokerHealth[]
+  groups: GroupChurn[]
+  smells: ConfigSmell[]
+  topDiagnoses: TopDiagnosis[]
+  chart: ChartPanel[]
+  signalsSeen: number
+}
+
+export type DigestWindow = { cluster: string; from: number; to: number; now: number }
+
+const DIGEST_SIGNALS = [
+  'partitions.under_replicated',
+  'isr.shrink',
+  'gc.pause',
+  'safepoint.sync',
+  'safepoint.total',
+  'heap.after_gc',
+  'broker.start',
+  'group.rebalance',
+  'group.member_failed',
+]
+
+/** Longest gap a single under-replicated sample is trusted to cover (a missed scrape is not a healthy minute). */
+const MAX_SAMPLE_SPAN_MS = 5 * 60_000
+const CHART_BUCKETS = 96
+const ONE_HOUR = 3_600_000
+/** Message format v2 arrived in 0.11; anything older forces down-conversion for new clients' data. */
+const V2_FORMAT = encodeVersion('0.11.0')!
+
+/** Builds the digest for one cluster over [from, to]. */
+export async function buildDigest(store: Store, w: DigestWindow): Promise<DigestReport> {
+  const refs = (await store.brokers()).filter((b) => b.cluster === w.cluster).map((b) => b.broker)
+  const brokers = [...new Set(refs)].sort(compareBroker)
+  const healths: BrokerHealth[] = []
+  const groups = new Map<string, GroupChurn>()
+  const smells: ConfigSmell[] = []
+  const heapSeries: ChartPanel['series'] = []
+  const urpSeries: ChartPanel['series'] = []
+  const gcSeries: ChartPanel['series'] = []
+  let signalsSeen = 0
+
+  for (const broker of brokers) {
+    const signals = await store.query({ cluster: w.cluster, broker, names: DIGEST_SIGNALS, from: w.from, to: w.to })
+    const mine = signals.filter((s) => s.broker === broker)
+    signalsSeen += mine.length
+    const by = groupByName(mine)
+    const urp = by.get('partitions.under_replicated') ?? []
+    const gc = (by.get('gc.pause') ?? []).map((s) => s.value).filter(isNumber)
+    const safepoints = [...(by.get('safepoint.total') ?? []), ...(by.get('safepoint.sync') ?? [])].map((s) => s.value).filter(isNumber)
+    const heap = (by.get('heap.after_gc') ?? []).filter((s) => isNumber(s.value))
+    const slope = leastSquaresSlope(heap.map((s) => ({ at: s.at, value: s.value! })))
+    healths.push({
+      broker,
+      underReplicatedMinutes: Math.round(underReplicatedMs(urp, w.to) / 60_000),
+      isrShrinks: (by.get('isr.shrink') ?? []).length,
+      gcPauses: gc.length,
+      gcPauseP99Ms: gc.length ? percentile(gc, 0.99) : undefined,
+      longestSafepointMs: safepoints.length ? Math.max(...safepoints) : undefined,
+      heapAfterGcSlopePerHour: slope === undefined ? undefined : slope * ONE_HOUR,
+      heapAfterGcFirst: heap[0]?.value,
+      heapAfterGcLast: heap[heap.length - 1]?.value,
+      restarts: (by.get('broker.start') ?? []).length,
+    })
+    for (const s of [...(by.get('group.rebalance') ?? []), ...(by.get('group.member_failed') ?? [])]) {
+      const g = s.labels?.group
+      if (!g) continue
+      const entry = groups.get(g) ?? { group: g, rebalances: 0, memberFailures: 0, brokers: [] }
+      if (s.name === 'group.rebalance') entry.rebalances++
+      else entry.memberFailures++
+      if (!entry.brokers.includes(broker)) entry.brokers.push(broker)
+      groups.set(g, entry)
+    }
+    heapSeries.push({ name: `b${broker}`, points: bucket(heap, w, 'max') })
+    urpSeries.push({ name: `b${broker}`, points: bucket(urp.filter((s) => isNumber(s.value)), w, 'max') })
+    gcSeries.push({ name: `b${broker}`, points: bucket((by.get('gc.pause') ?? []).filter((s) => isNumber(s.value)), w, 'max') })
+    smells.push(...findSmells(await store.facts(w.cluster, broker), broker))
+  }
+  smells.push(...findSmells(await store.facts(w.cluster), undefined))
+
+  const diagnoses = (await store.recentDiagnoses(w.from)).filter((d) => d.cluster === w.cluster && d.at >= w.from && d.at <= w.to)
+  const top = new Map<string, TopDiagnosis>()
+  for (const d of diagnoses) {
+    const entry = top.get(d.ruleId) ?? { ruleId: d.ruleId, cause: d.cause, severity: d.severity, count: 0, brokers: [], lastAt: d.at }
+    entry.count++
+    if (!entry.brokers.includes(d.broker)) entry.brokers.push(d.broker)
+    if (d.at >= entry.lastAt) {
+      entry.lastAt = d.at
+      entry.cause = d.cause
+    }
+    top.set(d.ruleId, entry)
+  }
+
+  return {
+    cluster: w.cluster,
+    from: w.from,
+    to: w.to,
+    at: w.now,
+    brokers: healths,
+    groups: [...groups.values()].sort((a, b) => b.rebalances - a.rebalances || a.group.localeCompare(b.group)),
+    smells: dedupeSmells(smells),
+    topDiagnoses: [...top.values()].sort((a, b) => b.count - a.count || b.lastAt - a.lastAt).slice(0, 10),
+    chart: [
+      { title: 'heap after GC', dimension: 'bytes', series: heapSeries },
+      { title: 'GC pause (max per 15m)', dimension: 'duration', series: gcSeries },
+      { title: 'under-replicated partitions', dimension: 'count', series: urpSeries },
+    ],
+    signalsSeen,
+  }
+}
+
+/** Config smells an SRE would flag on sight; each names why it matters. */
+export function findSmells(facts: Signal[], broker: string | undefined): ConfigSmell[] {
+  const out: ConfigSmell[] = []
+  const brokerVersion = facts.find((f) => f.name === 'broker.version')?.value
+  for (const f of facts) {
+    if (!isNumber(f.value)) continue
+    const topic = f.labels?.topic
+    if (f.name === 'config.segment_ms' && f.value < ONE_HOUR) {
+      out.push({ broker, topic, key: 'segment.ms', value: `${f.value}`, why: 'segments roll more than once an hour: many small segments hold open files and mmapped indexes (seed 001: segment.ms=100 exhausted vm.max_map_count)' })
+    }
+    if (f.name === 'config.log_message_format_version') {
+      const old = f.value < V2_FORMAT
+      const behind = brokerVersion !== undefined && Math.floor(f.value / 1000) < Math.floor(brokerVersion / 1000)
+      if (old || behind) {
+        out.push({
+          broker,
+          topic,
+          key: topic ? 'message.format.version' : 'log.message.format.version',
+          value: decodeVersion(f.value),
+          why: old
+            ? 'a pre-0.11 message format: every fetch by a current client is converted on the broker heap'
+            : `older than the broker (${decodeVersion(brokerVersion!)}): fetches may be down-converted on the heap`,
+        })
+      }
+    }
+    if (f.name === 'config.zookeeper_session_timeout_ms' && f.value <= 6000) {
+      out.push({ broker, key: 'zookeeper.session.timeout.ms', value: `${f.value}`, why: 'a JVM pause longer than this expires the ZooKeeper session and moves leadership (Kafka 2.5+ defaults to 18000)' })
+    }
+  }
+  return out
+}
+
+function dedupeSmells(smells: ConfigSmell[]): ConfigSmell[] {
+  const seen = new Set<string>()
+  return smells.filter((s) => {
+    const k = `${s.broker}|${s.topic}|${s.key}|${s.value}`
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+}
+
+/** Time under replication from gauge samples: a sample > 0 counts until the next sample, capped. */
+export function underReplicatedMs(samples: Signal[], to: number): number {
+  const sorted = samples.filter((s) => isNumber(s.value)).sort((a, b) => a.at - b.at)
+  let total = 0
+  for (let i = 0; i < sorted.length; i++) {
+    if (sorted[i].value! <= 0) continue
+    const end = i + 1 < sorted.length ? sorted[i + 1].at : Math.min(to, sorted[i].at + MAX_SAMPLE_SPAN_MS)
+    total += Math.min(end - sorted[i].at, MAX_SAMPLE_SPAN_MS)
+  }
+  return total
+}
+
+/** Nearest-rank percentile. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]
+}
+
+/** Least-squares slope in value per ms; undefined with fewer than two distinct times. */
+export function leastSquaresSlope(points: ChartPoint[]): number | undefined {
+  if (points.length < 2) return undefined
+  const t0 = points[0].at
+  const n = points.length
+  const mx = points.reduce((s, p) => s + (p.at - t0), 0) / n
+  const my = points.reduce((s, p) => s + p.value, 0) / n
+  let num = 0
+  let den = 0
+  for (const p of points) {
+    num += (p.at - t0 - mx) * (p.value - my)
+    den += (p.at - t0 - mx) ** 2
+  }
+  return den === 0 ? undefined : num / den
+}
+
+function bucket(signals: Signal[], w: DigestWindow, agg: 'max'): ChartPoint[] {
+  const size = Math.max(1, (w.to - w.from) / CHART_BUCKETS)
+  const buckets = new Map<number, number>()
+  for (const s of signals) {
+    const k = Math.min(CHART_BUCKETS - 1, Math.floor((s.at - w.from) / size))
+    if (agg === 'max') buckets.set(k, Math.max(buckets.get(k) ?? -Infinity, s.value!))
+  }
+  return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => ({ at: w.from + (k + 0.5) * size, value: v }))
+}
+
+function groupByName(signals: Signal[]): Map<string, Signal[]> {
+  const m = new Map<string, Signal[]>()
+  for (const s of signals) {
+    const list = m.get(s.name) ?? []
+    list.push(s)
+    m.set(s.name, list)
+  }
+  return m
+}
+
+function isNumber(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v)
+}
+
+function compareBroker(a: string, b: string): number {
+  const na = Number(a)
+  const nb = Number(b)
+  return Number.isFinite(na) && Number.isFinite(nb) ? na - nb : a.localeCompare(b)
+}

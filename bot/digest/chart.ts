@@ -1,0 +1,140 @@
+import type { Dimension } from '../../signals/units.js'
+import { formatValue } from '../../signals/units.js'
+import { encodePng } from './png.js'
+
+/**
+ * The digest chart: stacked line panels (one per key series, one line per broker) rasterised in
+ * plain TypeScript and encoded with the local PNG encoder. Labels use a 3×5 pixel font so the image
+ * reads on its own when forwarded out of Slack.
+ */
+
+export type ChartPoint = { at: number; value: number }
+export type ChartSeries = { name: string; points: ChartPoint[] }
+export type ChartPanel = { title: string; dimension: Dimension; series: ChartSeries[] }
+
+/** Broker line colours, in legend order; chosen to stay distinct for common colour blindness. */
+export const SERIES_COLOURS: readonly [number, number, number][] = [
+  [0, 114, 178],
+  [230, 159, 0],
+  [0, 158, 115],
+  [204, 121, 167],
+  [86, 180, 233],
+  [213, 94, 0],
+  [240, 228, 66],
+  [0, 0, 0],
+]
+
+// Each glyph: 5 rows of 3 pixels, '#' = ink.
+const GLYPHS: Record<string, string> = {
+  '0': '### #.# #.# #.# ###', '1': '.#. ##. .#. .#. ###', '2': '### ..# ### #.. ###', '3': '### ..# .## ..# ###',
+  '4': '#.# #.# ### ..# ..#', '5': '### #.. ### ..# ###', '6': '### #.. ### #.# ###', '7': '### ..# ..# .#. .#.',
+  '8': '### #.# ### #.# ###', '9': '### #.# ### ..# ###', A: '.#. #.# ### #.# #.#', B: '##. #.# ##. #.# ##.',
+  C: '.## #.. #.. #.. .##', D: '##. #.# #.# #.# ##.', E: '### #.. ##. #.. ###', F: '### #.. ##. #.. #..',
+  G: '.## #.. #.# #.# .##', H: '#.# #.# ### #.# #.#', I: '### .#. .#. .#. ###', J: '..# ..# ..# #.# .#.',
+  K: '#.# #.# ##. #.# #.#', L: '#.. #.. #.. #.. ###', M: '#.# ### ### #.# #.#', N: '### #.# #.# #.# #.#',
+  O: '.#. #.# #.# #.# .#.', P: '##. #.# ##. #.. #..', Q: '.#. #.# #.# ##. .##', R: '##. #.# ##. #.# #.#',
+  S: '.## #.. .#. ..# ##.', T: '### .#. .#. .#. .#.', U: '#.# #.# #.# #.# ###', V: '#.# #.# #.# #.# .#.',
+  W: '#.# #.# ### ### #.#', X: '#.# #.# .#. #.# #.#', Y: '#.# #.# .#. .#. .#.', Z: '### ..# .#. #.. ###',
+  ' ': '... ... ... ... ...', '.': '... ... ... ... .#.', '-': '... ... ### ... ...', ':': '... .#. ... .#. ...',
+  '/': '..# ..# .#. #.. #..', '(': '.#. #.. #.. #.. .#.', ')': '.#. ..# ..# ..# .#.', '%': '#.# ..# .#. #.. #.#',
+  '_': '... ... ... ... ###', '>': '#.. .#. ..# .#. #..',
+}
+
+class Canvas {
+  readonly px: Uint8Array
+  constructor(readonly width: number, readonly height: number) {
+    this.px = new Uint8Array(width * height * 4).fill(255)
+  }
+  set(x: number, y: number, [r, g, b]: readonly [number, number, number]): void {
+    x = Math.round(x)
+    y = Math.round(y)
+    if (x < 0 || y < 0 || x >= this.width || y >= this.height) return
+    const i = (y * this.width + x) * 4
+    this.px[i] = r
+    this.px[i + 1] = g
+    this.px[i + 2] = b
+    this.px[i + 3] = 255
+  }
+  rect(x: number, y: number, w: number, h: number, c: readonly [number, number, number]): void {
+    for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) this.set(x + i, y + j, c)
+  }
+  line(x0: number, y0: number, x1: number, y1: number, c: readonly [number, number, number], thick = 1): void {
+    const steps = Math.max(Math.abs(x1 - x0), Math.abs(y1 - y0), 1)
+    for (let s = 0; s <= steps; s++) {
+      const x = x0 + ((x1 - x0) * s) / steps
+      const y = y0 + ((y1 - y0) * s) / steps
+      for (let t = 0; t < thick; t++) this.set(x, y + t, c)
+    }
+  }
+  text(x: number, y: number, s: string, c: readonly [number, number, number], scale = 2): void {
+    let cx = x
+    for (const ch of s.toUpperCase()) {
+      const rows = (GLYPHS[ch] ?? GLYPHS[' ']).split(' ')
+      rows.forEach((row, ry) => [...row].forEach((p, rx) => p === '#' && this.rect(cx + rx * scale, y + ry * scale, scale, scale, c)))
+      cx += 4 * scale
+    }
+  }
+}
+
+/** Width in pixels of a label at the given scale. */
+function textWidth(s: string, scale = 2): number {
+  return s.length * 4 * scale
+}
+
+export type ChartOptions = { from: number; to: number; width?: number; panelHeight?: number; formatTick: (ms: number) => string }
+
+/** Draws the panels and returns PNG bytes. */
+export function renderChart(panels: ChartPanel[], opts: ChartOptions): Buffer {
+  const width = opts.width ?? 800
+  const panelHeight = opts.panelHeight ?? 180
+  const left = 70
+  const right = 16
+  const top = 26
+  const bottom = 22
+  const height = Math.max(1, panels.length) * panelHeight
+  const cv = new Canvas(width, height)
+  const ink: [number, number, number] = [40, 40, 40]
+  const grid: [number, number, number] = [225, 225, 225]
+  const span = Math.max(1, opts.to - opts.from)
+  panels.forEach((panel, p) => {
+    const y0 = p * panelHeight
+    const plotW = width - left - right
+    const plotH = panelHeight - top - bottom
+    cv.text(8, y0 + 6, panel.title, ink)
+    let lx = width - right
+    panel.series.forEach((s, i) => {
+      const label = s.name
+      lx -= textWidth(label) + 18
+      cv.rect(lx, y0 + 7, 8, 8, SERIES_COLOURS[i % SERIES_COLOURS.length])
+      cv.text(lx + 12, y0 + 6, label, ink)
+    })
+    const all = panel.series.flatMap((s) => s.points.map((pt) => pt.value))
+    const max = Math.max(0, ...all)
+    const yMax = max > 0 ? max * 1.1 : 1
+    for (let g = 0; g <= 4; g++) {
+      const gy = y0 + top + plotH - (plotH * g) / 4
+      cv.line(left, gy, left + plotW, gy, grid)
+      const label = formatValue((yMax * g) / 4, panel.dimension)
+      cv.text(left - 6 - textWidth(label), gy - 5, label, ink)
+    }
+    cv.line(left, y0 + top, left, y0 + top + plotH, ink)
+    cv.line(left, y0 + top + plotH, left + plotW, y0 + top + plotH, ink)
+    for (let t = 0; t <= 4; t++) {
+      const at = opts.from + (span * t) / 4
+      const tx = left + (plotW * t) / 4
+      const label = opts.formatTick(at)
+      cv.line(tx, y0 + top + plotH, tx, y0 + top + plotH + 3, ink)
+      cv.text(Math.min(width - textWidth(label) - 2, Math.max(0, tx - textWidth(label) / 2)), y0 + top + plotH + 6, label, ink)
+    }
+    panel.series.forEach((s, i) => {
+      const colour = SERIES_COLOURS[i % SERIES_COLOURS.length]
+      const pts = s.points
+        .filter((pt) => pt.at >= opts.from && pt.at <= opts.to)
+        .map((pt) => [left + (plotW * (pt.at - opts.from)) / span, y0 + top + plotH - (plotH * pt.value) / yMax] as const)
+      if (pts.length === 1) cv.rect(pts[0][0] - 1, pts[0][1] - 1, 3, 3, colour)
+      for (let k = 1; k < pts.length; k++) cv.line(pts[k - 1][0], pts[k - 1][1], pts[k][0], pts[k][1], colour, 2)
+    })
+    if (!all.length) cv.text(left + 10, y0 + top + plotH / 2 - 5, 'no data', [150, 150, 150])
+  })
+  return encodePng(width, height, cv.px)
+}

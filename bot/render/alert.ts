@@ -1,0 +1,66 @@
+import type { Cause } from '../../engine/diagnosis.js'
+import type { AlertRecord } from '../../engine/store/store.js'
+import type { BotMessage, MessagePart } from '../message.js'
+import { escapeMrkdwn } from './block-kit.js'
+import { causeButtons, renderTimeline } from './diagnosis.js'
+import { formatDuration, formatTime } from './time.js'
+
+/**
+ * Alert lifecycle messages: one message per incident, edited in place as evidence grows, a thread
+ * reply for each update and a resolved notice, so a channel sees one thread instead of a flood.
+ */
+
+export type AlertRenderOptions = { timeZone: string; maxEvidence?: number }
+
+function where(alert: AlertRecord): string {
+  const labels = Object.entries(alert.labels).map(([k, v]) => `${k}=${v}`).join(' ')
+  return `${alert.cluster}${alert.broker !== undefined ? ` broker ${alert.broker}` : ''}${labels ? ` (${labels})` : ''}`
+}
+
+/** The channel message of a firing alert; re-rendered with fresh evidence on every update. */
+export function renderAlert(alert: AlertRecord, cause: Cause, opts: AlertRenderOptions): BotMessage {
+  const firedAt = alert.firedAt ?? alert.activeAt
+  const parts: MessagePart[] = [
+    { kind: 'header', text: `${cause.severity === 'critical' ? ':red_circle:' : ':large_orange_circle:'} Firing: ${cause.cause}` },
+    {
+      kind: 'section',
+      text: `*${escapeMrkdwn(where(alert))}* · ${cause.severity} · rule \`${escapeMrkdwn(cause.ruleName ?? cause.ruleId)}\`\nFiring since ${formatTime(firedAt, opts.timeZone, true)} ${opts.timeZone} · last seen ${formatTime(alert.lastSeenAt, opts.timeZone)}`,
+    },
+  ]
+  if (cause.evidence.length) parts.push({ kind: 'section', text: renderTimeline(cause.evidence, { timeZone: opts.timeZone, maxEvidence: opts.maxEvidence ?? 10 }) })
+  if (cause.advise) parts.push({ kind: 'section', text: `:bulb: ${escapeMrkdwn(cause.advise)}` })
+  if (cause.runbook) parts.push({ kind: 'context', text: `Runbook: ${escapeMrkdwn(cause.runbook)}` })
+  parts.push({ kind: 'context', text: `Fingerprint \`${alert.fingerprint}\`` })
+  const buttons = causeButtons(cause, alert.fingerprint)
+  if (alert.broker !== undefined) buttons.splice(1, 0, { kind: 'button', label: `Why broker ${alert.broker}`, action: 'kafka_run', value: `why ${alert.cluster}:${alert.broker}` })
+  parts.push({ kind: 'actions', elements: buttons })
+  return { text: `Firing: ${cause.cause} — ${where(alert)}`, parts, visibility: 'channel' }
+}
+
+/** The thread reply when an alert gains evidence: only what is new since the last notice. */
+export function renderAlertUpdate(alert: AlertRecord, cause: Cause, sinceMs: number, opts: AlertRenderOptions): BotMessage {
+  const fresh = cause.evidence.filter((e) => e.at > sinceMs)
+  const parts: MessagePart[] = [
+    { kind: 'section', text: `:arrows_counterclockwise: *New evidence* for ${escapeMrkdwn(where(alert))}: ${fresh.length} line${fresh.length === 1 ? '' : 's'} since ${formatTime(sinceMs, opts.timeZone)}` },
+  ]
+  if (fresh.length) parts.push({ kind: 'section', text: renderTimeline(fresh, { timeZone: opts.timeZone, maxEvidence: opts.maxEvidence ?? 10 }) })
+  return { text: `New evidence: ${cause.cause} — ${where(alert)}`, parts, visibility: 'channel' }
+}
+
+/** The resolved notice, and the edited original once the alert has cleared. */
+export function renderResolved(alert: AlertRecord, cause: Cause, opts: AlertRenderOptions): BotMessage {
+  const firedAt = alert.firedAt ?? alert.activeAt
+  const resolvedAt = alert.resolvedAt ?? alert.lastSeenAt
+  return {
+    text: `Resolved: ${cause.cause} — ${where(alert)}`,
+    parts: [
+      { kind: 'header', text: `:white_check_mark: Resolved: ${cause.cause}` },
+      {
+        kind: 'section',
+        text: `*${escapeMrkdwn(where(alert))}* · rule \`${escapeMrkdwn(cause.ruleName ?? cause.ruleId)}\`\nFired ${formatTime(firedAt, opts.timeZone, true)}, resolved ${formatTime(resolvedAt, opts.timeZone, true)} ${opts.timeZone} (${formatDuration(Math.max(0, resolvedAt - firedAt))})`,
+      },
+      { kind: 'context', text: `Fingerprint \`${alert.fingerprint}\`` },
+    ],
+    visibility: 'channel',
+  }
+}

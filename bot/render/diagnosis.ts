@@ -1,0 +1,121 @@
+import type { Cause, Diagnosis, Evidence } from '../../engine/diagnosis.js'
+import type { BotMessage, Button, MessagePart } from '../message.js'
+import { escapeMrkdwn } from './block-kit.js'
+import { formatTime, formatWindow } from './time.js'
+
+/**
+ * The one Diagnosis → message renderer. Slack and the console both go through it, so what an
+ * on-call engineer sees in a terminal is what the channel sees.
+ */
+
+export type DiagnosisRenderOptions = {
+  timeZone: string
+  /** Other brokers of the cluster, offered as "why another broker". */
+  otherBrokers?: string[]
+  /** Evidence lines shown per cause before "+N more". */
+  maxEvidence?: number
+  /** Longest raw log line shown in a timeline. */
+  maxLineChars?: number
+}
+
+const SEVERITY_ICON = { critical: ':red_circle:', warning: ':large_orange_circle:', info: ':large_blue_circle:' } as const
+
+/** Renders a diagnosis: header, ranked causes with evidence timelines, advice, runbook, buttons. */
+export function renderDiagnosis(d: Diagnosis, opts: DiagnosisRenderOptions): BotMessage {
+  const tz = opts.timeZone
+  const parts: MessagePart[] = []
+  const top = d.causes[0]
+  const headline = top
+    ? `Broker ${d.broker} (${d.cluster}): ${d.causes.length} likely cause${d.causes.length === 1 ? '' : 's'}`
+    : `Broker ${d.broker} (${d.cluster}): no rule matched`
+  parts.push({ kind: 'header', text: headline })
+  parts.push({ kind: 'context', text: `${formatWindow(d.from, d.to, tz)} · ${d.signalsSeen} signals looked at` })
+
+  if (d.signalsSeen === 0) {
+    parts.push({ kind: 'section', text: `No signals are stored for broker ${d.broker} in this window, so nothing can be said about it. Check that its logs and metrics are being shipped.` })
+  }
+
+  d.causes.forEach((c, i) => {
+    parts.push({ kind: 'divider' })
+    parts.push(...renderCause(c, i + 1, opts))
+  })
+
+  if (d.nearMisses.length) {
+    parts.push({ kind: 'divider' })
+    const lines = d.nearMisses.slice(0, 8).map((n) => `• \`${escapeMrkdwn(n.ruleId)}\`: ${escapeMrkdwn(n.message)}`)
+    if (d.nearMisses.length > 8) lines.push(`• … ${d.nearMisses.length - 8} more`)
+    parts.push({ kind: 'section', text: `*Near misses* (part of a rule held):\n${lines.join('\n')}` })
+  }
+  if (!d.causes.length && d.abnormal.length) {
+    const lines = d.abnormal.slice(0, 12).map((a) => `• \`${a.signal}\` ×${a.count}: ${escapeMrkdwn(a.summary)}${a.worst ? ` (worst ${escapeMrkdwn(a.worst)})` : ''}`)
+    parts.push({ kind: 'section', text: `*What else looks abnormal:*\n${lines.join('\n')}` })
+  }
+
+  const others = (opts.otherBrokers ?? []).filter((b) => b !== d.broker)
+  if (others.length) {
+    parts.push({
+      kind: 'actions',
+      elements: [
+        {
+          kind: 'select',
+          placeholder: 'Why another broker…',
+          action: 'kafka_why_broker',
+          options: others.map((b) => ({ label: `broker ${b}`, value: `${d.cluster}:${b}` })),
+        },
+      ],
+    })
+  }
+
+  const text = top
+    ? `Broker ${d.broker} (${d.cluster}): ${d.causes.map((c, i) => `${i + 1}. ${c.cause}`).join(' ')}`
+    : `Broker ${d.broker} (${d.cluster}): no rule matched in ${formatWindow(d.from, d.to, tz)}`
+  return { text, parts, visibility: 'channel' }
+}
+
+/** One ranked cause: title, why it ranks, timeline, advice, runbook, buttons. */
+export function renderCause(c: Cause, rank: number, opts: DiagnosisRenderOptions): MessagePart[] {
+  const parts: MessagePart[] = []
+  const labels = Object.entries(c.labels).map(([k, v]) => `${k}=${v}`).join(' ')
+  parts.push({
+    kind: 'section',
+    text: `${SEVERITY_ICON[c.severity]} *${rank}. ${escapeMrkdwn(c.cause)}*\n${c.severity} · rule \`${escapeMrkdwn(c.ruleName ?? c.ruleId)}\`${labels ? ` · ${escapeMrkdwn(labels)}` : ''} · ${c.corroboration} corroborating signal${c.corroboration === 1 ? '' : 's'} · matched ${formatTime(c.matchedAt, opts.timeZone, true)}`,
+  })
+  if (c.evidence.length) parts.push({ kind: 'section', text: renderTimeline(c.evidence, opts) })
+  if (c.advise) parts.push({ kind: 'section', text: `:bulb: ${escapeMrkdwn(c.advise)}` })
+  if (c.runbook) parts.push({ kind: 'context', text: `Runbook: ${runbookLink(c.runbook)}` })
+  if (c.explainsRules.length) parts.push({ kind: 'context', text: `Also explains: ${c.explainsRules.map((r) => `\`${escapeMrkdwn(r)}\``).join(', ')}` })
+  parts.push({ kind: 'actions', elements: causeButtons(c) })
+  return parts
+}
+
+/** Buttons for a cause: show the rule, silence it for an hour, and each suggested command. */
+export function causeButtons(c: Cause, fingerprint?: string): Button[] {
+  const buttons: Button[] = [
+    { kind: 'button', label: 'Show rule', action: 'kafka_show_rule', value: c.ruleId },
+    { kind: 'button', label: 'Silence 1h', action: 'kafka_silence_1h', value: JSON.stringify({ matcher: fingerprint ?? c.ruleId }) },
+  ]
+  for (const cmd of c.run.slice(0, 3)) buttons.push({ kind: 'button', label: `Run: ${cmd}`, action: 'kafka_run', value: cmd, style: 'primary' })
+  return buttons
+}
+
+/** Timestamped evidence lines in a code block; consequences are marked so they read as effects. */
+export function renderTimeline(evidence: Evidence[], opts: DiagnosisRenderOptions): string {
+  const max = opts.maxEvidence ?? 12
+  const maxLine = opts.maxLineChars ?? 160
+  const sorted = [...evidence].sort((a, b) => a.at - b.at)
+  const shown = sorted.slice(0, max)
+  const multiDay = sorted.length > 0 && sorted[sorted.length - 1].at - sorted[0].at > 86_400_000
+  const lines = shown.map((e) => {
+    const value = e.valueText ? ` ${e.valueText}` : ''
+    const where = e.broker !== undefined ? ` b${e.broker}` : ''
+    const raw = e.text ? `  ${e.text.length > maxLine ? `${e.text.slice(0, maxLine - 1)}…` : e.text}` : ''
+    const mark = e.consequence ? '↳ ' : ''
+    return `${formatTime(e.at, opts.timeZone, multiDay)}${where} ${mark}${e.signal}${value}${raw}`.replace(/```/g, "'''")
+  })
+  const more = sorted.length - shown.length
+  return `\`\`\`\n${escapeMrkdwn(lines.join('\n'))}\n\`\`\`${more > 0 ? `\n+${more} more evidence line${more === 1 ? '' : 's'} not shown` : ''}`
+}
+
+function runbookLink(runbook: string): string {
+  return /^https?:\/\/\S+$/.test(runbook) ? `<${runbook}|${escapeMrkdwn(runbook)}>` : escapeMrkdwn(runbook)
+}

@@ -1,0 +1,61 @@
+import { formatValue } from '../../signals/units.js'
+import type { DigestReport } from '../digest/build-digest.js'
+import type { BotMessage, MessagePart } from '../message.js'
+import { escapeMrkdwn } from './block-kit.js'
+import { formatTime, formatWindow } from './time.js'
+
+/** The daily digest as a message: per-broker health, noisy groups, config smells, top diagnoses. */
+export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMessage {
+  const parts: MessagePart[] = [
+    { kind: 'header', text: `Daily Kafka digest: ${r.cluster}` },
+    { kind: 'context', text: `${formatWindow(r.from, r.to, opts.timeZone)} · ${r.brokers.length} broker${r.brokers.length === 1 ? '' : 's'} · ${r.signalsSeen} signals` },
+  ]
+  if (!r.brokers.length) parts.push({ kind: 'section', text: 'No broker reported any signal in this window: check that logs and metrics are being shipped.' })
+  for (const b of r.brokers) {
+    const flags: string[] = []
+    if (b.underReplicatedMinutes > 0) flags.push('under-replicated')
+    if (b.restarts > 0) flags.push(`${b.restarts} restart${b.restarts === 1 ? '' : 's'}`)
+    if ((b.heapAfterGcSlopePerHour ?? 0) > 0 && b.heapAfterGcFirst !== undefined && b.heapAfterGcLast !== undefined && b.heapAfterGcLast > b.heapAfterGcFirst * 1.2) flags.push('heap floor rising')
+    const icon = flags.length ? ':warning:' : ':white_check_mark:'
+    const trend =
+      b.heapAfterGcSlopePerHour === undefined
+        ? '–'
+        : `${b.heapAfterGcSlopePerHour >= 0 ? '+' : '-'}${formatValue(Math.abs(b.heapAfterGcSlopePerHour), 'bytes')}/h (${formatValue(b.heapAfterGcFirst!, 'bytes')} → ${formatValue(b.heapAfterGcLast!, 'bytes')})`
+    parts.push({
+      kind: 'section',
+      text: `${icon} *Broker ${escapeMrkdwn(b.broker)}*${flags.length ? ` — ${flags.join(', ')}` : ''}`,
+      fields: [
+        `*Under-replicated*\n${b.underReplicatedMinutes} min`,
+        `*ISR shrinks*\n${b.isrShrinks}`,
+        `*GC pause p99*\n${b.gcPauseP99Ms === undefined ? '–' : `${formatValue(b.gcPauseP99Ms, 'duration')} (${b.gcPauses} pauses)`}`,
+        `*Longest safepoint*\n${b.longestSafepointMs === undefined ? '–' : formatValue(b.longestSafepointMs, 'duration')}`,
+        `*Heap after GC trend*\n${trend}`,
+        `*Restarts*\n${b.restarts}`,
+      ],
+    })
+  }
+  if (r.groups.length) {
+    const lines = r.groups.slice(0, 10).map((g) => `• \`${escapeMrkdwn(g.group)}\`: ${g.rebalances} rebalance${g.rebalances === 1 ? '' : 's'}, ${g.memberFailures} member failure${g.memberFailures === 1 ? '' : 's'} (coordinator broker ${g.brokers.join(', ')})`)
+    if (r.groups.length > 10) lines.push(`• … ${r.groups.length - 10} more groups`)
+    parts.push({ kind: 'section', text: `*Rebalances per consumer group*\n${lines.join('\n')}` })
+  }
+  if (r.smells.length) {
+    const lines = r.smells.slice(0, 15).map((s) => {
+      const where = [s.broker !== undefined ? `broker ${s.broker}` : 'cluster', s.topic ? `topic ${s.topic}` : ''].filter(Boolean).join(', ')
+      const shown = s.key.endsWith('.ms') && /^\d+$/.test(s.value) ? `${s.value} (${formatValue(Number(s.value), 'duration')})` : s.value
+      return `• \`${escapeMrkdwn(s.key)}=${escapeMrkdwn(shown)}\` on ${escapeMrkdwn(where)}: ${escapeMrkdwn(s.why)}`
+    })
+    if (r.smells.length > 15) lines.push(`• … ${r.smells.length - 15} more`)
+    parts.push({ kind: 'section', text: `*Config smells*\n${lines.join('\n')}` })
+  }
+  if (r.topDiagnoses.length) {
+    const lines = r.topDiagnoses.map((d) => `• ${d.count}× \`${escapeMrkdwn(d.ruleId)}\` (${d.severity}) on broker ${d.brokers.join(', ')}: ${escapeMrkdwn(d.cause)} — last ${formatTime(d.lastAt, opts.timeZone)}`)
+    parts.push({ kind: 'section', text: `*Top diagnoses*\n${lines.join('\n')}` })
+  } else {
+    parts.push({ kind: 'section', text: '*Top diagnoses*\nNone in this window.' })
+  }
+  parts.push({ kind: 'context', text: 'Chart: heap after GC, GC pauses and under-replicated partitions per broker (attached).' })
+  const worst = r.brokers.filter((b) => b.underReplicatedMinutes > 0 || b.restarts > 0).map((b) => b.broker)
+  const text = `Kafka digest ${r.cluster}: ${r.brokers.length} brokers, ${worst.length ? `attention: broker ${worst.join(', ')}` : 'no broker under-replicated or restarted'}, ${r.topDiagnoses.length} diagnosis kinds, ${r.smells.length} config smells`
+  return { text, parts, visibility: 'channel' }
+}
