@@ -73,6 +73,8 @@ export type AggregateCond = {
   fn: AggregateFn
   atom: Atom
   by: string[]
+  /** Where each `by` label is, for diagnostics (same order as `by`). */
+  bySpans?: Span[]
   overMs: number
   overText: string
   /** Where the `over` literal is, for diagnostics. */

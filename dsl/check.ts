@@ -98,7 +98,7 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
           const forSpan = cond.forSpan ?? cond.span
           duration(cond.forText, forSpan, "'for'")
           if (entry && entry.kind !== 'gauge') {
-            out.push(diagnostic('DSL023', `'for' needs a gauge, but ${cond.atom.signal} is a ${entry.kind}`, forSpan, { hint: entry.kind === 'event' ? `count the events instead: count(${cond.atom.signal}) over ${cond.forText} > 0` : 'a fact has one latest value; drop the for' }))
+            out.push(diagnostic('DSL023', `'for' needs a gauge, but ${cond.atom.signal} is ${entry.kind === 'event' ? 'an' : 'a'} ${entry.kind}`, forSpan, { hint: entry.kind === 'event' ? `count the events instead: count(${cond.atom.signal}) over ${cond.forText} > 0` : 'a fact has one latest value; drop the for' }))
           }
         }
         return
@@ -115,7 +115,7 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
         const entry = signal(cond.atom)
         for (const b of cond.by) placeholderNames.add(b)
         if (entry) {
-          for (const b of cond.by) if (!entry.labels.includes(b)) unknownLabel(b, cond.atom.signal, entry, cond.atom.span)
+          for (const [i, b] of cond.by.entries()) if (!entry.labels.includes(b)) unknownLabel(b, cond.atom.signal, entry, cond.bySpans?.[i] ?? cond.span)
           if (entry.kind === 'fact') {
             out.push(diagnostic('DSL016', `${cond.fn}() over ${cond.atom.signal}, a fact: it has one latest value, not a series`, cond.span, { hint: `compare it directly: ${cond.atom.signal} ${cond.compare.op} ${cond.compare.value.text}` }))
           } else if (VALUE_FNS.has(cond.fn) && entry.unit === 'none') {

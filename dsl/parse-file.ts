@@ -174,9 +174,9 @@ function parseDiagnostic(e: IRecognitionException, segment: IToken[], file: stri
   const anchor = isReal(e.token) ? e.token : isReal(previous) ? previous : segment[segment.length - 1]
   let span = tokenSpan(anchor, file)
   if (!isReal(e.token)) span = { ...span, startLine: span.endLine, startCol: span.endCol, startOffset: span.endOffset, endCol: span.endCol + 1, endOffset: span.endOffset + 1 }
-  const hint = e.message.includes("'then'")
+  const hint = e.message.startsWith("expected 'then'")
     ? 'a rule reads: when <condition> then cause "…"'
-    : e.message.includes('a comparison') || e.message.includes('a number')
+    : e.message.startsWith('expected a comparison') || e.message.startsWith('expected a number')
       ? 'comparisons read signal OP quantity, e.g. safepoint.sync > 2s'
       : undefined
   return diagnostic('DSL003', e.message, span, hint ? { hint } : {})

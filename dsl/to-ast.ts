@@ -126,6 +126,7 @@ export function ruleToAst(cst: CstNode, file: string, out: Diagnostic[], hadPars
       fn: fn.image as AggregateCond['fn'],
       atom: atom(node(ac, 'atom')),
       by: ((ac.by ?? []) as IToken[]).map((t) => real(t).image),
+      bySpans: ((ac.by ?? []) as IToken[]).map((t) => span(t)),
       overMs: over.value,
       overText: over.text,
       overSpan: over.span,
