@@ -173,7 +173,9 @@ function parseDiagnostic(e: IRecognitionException, segment: IToken[], file: stri
   const previous = (e as IRecognitionException & { previousToken?: IToken }).previousToken
   const anchor = isReal(e.token) ? e.token : isReal(previous) ? previous : segment[segment.length - 1]
   let span = tokenSpan(anchor, file)
-  if (!isReal(e.token)) span = { ...span, startLine: span.endLine, startCol: span.endCol, startOffset: span.endOffset, endCol: span.endCol + 1, endOffset: span.endOffset + 1 }
+  const afterPrevious = !isReal(e.token) || (isReal(previous) && (previous.endLine ?? 0) < (e.token.startLine ?? 0))
+  if (afterPrevious && isReal(previous)) span = tokenSpan(previous, file)
+  if (afterPrevious) span = { ...span, startLine: span.endLine, startCol: span.endCol, startOffset: span.endOffset, endCol: span.endCol + 1, endOffset: span.endOffset + 1 }
   const hint = e.message.startsWith("expected 'then'")
     ? 'a rule reads: when <condition> then cause "…"'
     : e.message.startsWith('expected a comparison') || e.message.startsWith('expected a number')
