@@ -45,7 +45,18 @@ export type Cause = {
   score: number
   /** Rules whose matches this cause explains (shown as consequences, not rivals). */
   explainsRules: string[]
+  /** Causes (rule ids) that explain this one: it is a consequence, kept for completeness. */
+  explainedBy?: string[]
+  /** How the score was made, so `why` can show it. */
+  scoreParts?: ScoreParts
+  /** How many times the rule matched for these labels in the window (evidence shows the latest). */
+  matches?: number
+  /** Consequence evidence left out of the timeline to keep it readable. */
+  consequencesOmitted?: number
 }
+
+/** The parts of a Cause's score: severity dominates, then corroboration, then recency. */
+export type ScoreParts = { severity: number; corroboration: number; recency: number; explains: number }
 
 /** A rule that almost held: part of its condition matched, so the user learns what was missing. */
 export type NearMiss = {
@@ -71,4 +82,6 @@ export type Diagnosis = {
   abnormal: Abnormality[]
   /** How many signals the evaluation looked at, so "nothing found" can be told from "no data". */
   signalsSeen: number
+  /** How many rules were evaluated. */
+  rulesEvaluated?: number
 }

@@ -1,0 +1,101 @@
+import type { Signal } from '../signals/signal.js'
+import { formatValue } from '../signals/units.js'
+import type { Abnormality } from './diagnosis.js'
+import { timeOfDay } from './evidence.js'
+import type { EvalData, EvalWindow } from './match.js'
+import { signalDimension, signalKind } from './signal-kind.js'
+import { phraseOf } from './signal-phrases.js'
+
+/** Events that are routine on a healthy broker and say nothing on their own. */
+const ROUTINE_EVENTS = new Set(['group.stable', 'isr.expand', 'log.segment_roll'])
+
+/** Gauges worth mentioning, and when: a value past the limit in the bad direction. */
+const GAUGE_LIMITS: Record<string, { worse: 'above' | 'below'; limit: number }> = {
+  'partitions.under_replicated': { worse: 'above', limit: 0 },
+  'partitions.offline': { worse: 'above', limit: 0 },
+  'partitions.under_min_isr': { worse: 'above', limit: 0 },
+  'request_handler.idle': { worse: 'below', limit: 0.2 },
+  'network_processor.idle': { worse: 'below', limit: 0.2 },
+  'gc.time': { worse: 'above', limit: 0.1 },
+  'fetch.down_conversion': { worse: 'above', limit: 0 },
+  'isr.shrink_rate': { worse: 'above', limit: 0 },
+}
+
+/** Gauges read against their limit gauge (fd.open of fd.max): abnormal past this share. */
+const LIMIT_PAIRS: [string, string][] = [['fd.open', 'fd.max'], ['mmap.count', 'mmap.max'], ['heap.after_gc', 'heap.max']]
+const LIMIT_SHARE = 0.8
+
+/** Segment rolls become notable past this many in the window (a roll storm). */
+const ROLL_STORM = 100
+
+/** Entries shown at most. */
+const MAX_ABNORMAL = 10
+
+/**
+ * When no rule matched, what is still unusual: warning events with their count and worst value,
+ * gauges past sane limits, resources near their ceilings. Ordered by how many times it happened.
+ */
+export function summariseAbnormal(data: EvalData, window: EvalWindow): Abnormality[] {
+  const out: Abnormality[] = []
+  const inWindow = (name: string) => (data.series.get(name) ?? []).filter((s) => s.at >= window.from && s.at <= window.to)
+  for (const name of data.series.keys()) {
+    const kind = signalKind(name)
+    const list = inWindow(name)
+    if (!list.length) continue
+    if (kind === 'event' && (!ROUTINE_EVENTS.has(name) || (name === 'log.segment_roll' && list.length >= ROLL_STORM))) {
+      const worst = extreme(list, 'above')
+      const worstText = worst ? `${format(worst)} at ${timeOfDay(worst.at)}` : undefined
+      out.push({
+        signal: name,
+        count: list.length,
+        summary: `${list.length} × ${phraseOf(name)}, last at ${timeOfDay(list[list.length - 1].at)}${worstText ? `; worst ${worstText}` : ''}`,
+        worst: worst ? format(worst) : undefined,
+      })
+    }
+    const limit = GAUGE_LIMITS[name]
+    if (kind === 'gauge' && limit) {
+      const bad = list.filter((s) => s.value !== undefined && (limit.worse === 'above' ? s.value > limit.limit : s.value < limit.limit))
+      if (!bad.length) continue
+      const worst = extreme(bad, limit.worse)!
+      out.push({
+        signal: name,
+        count: bad.length,
+        summary: `${name} ${limit.worse} ${formatValue(limit.limit, signalDimension(name))} in ${bad.length} of ${list.length} samples; worst ${format(worst)} at ${timeOfDay(worst.at)}`,
+        worst: format(worst),
+      })
+    }
+  }
+  for (const [used, max] of LIMIT_PAIRS) {
+    const u = inWindow(used)
+    const m = latest(data.series.get(max) ?? [], window.to)
+    if (!u.length || !m?.value) continue
+    const worst = extreme(u, 'above')!
+    const share = worst.value! / m.value
+    if (share < LIMIT_SHARE) continue
+    out.push({
+      signal: used,
+      count: u.filter((s) => (s.value ?? 0) / m.value! >= LIMIT_SHARE).length,
+      summary: `${used} reached ${format(worst)} of ${max} ${format(m)} (${Math.round(share * 100)}%) at ${timeOfDay(worst.at)}`,
+      worst: format(worst),
+    })
+  }
+  return out.sort((a, b) => b.count - a.count || a.signal.localeCompare(b.signal)).slice(0, MAX_ABNORMAL)
+}
+
+function extreme(list: readonly Signal[], worse: 'above' | 'below'): Signal | undefined {
+  let best: Signal | undefined
+  for (const s of list) {
+    if (s.value === undefined) continue
+    if (!best || (worse === 'above' ? s.value > best.value! : s.value < best.value!)) best = s
+  }
+  return best
+}
+
+function latest(list: readonly Signal[], to: number): Signal | undefined {
+  for (let i = list.length - 1; i >= 0; i--) if (list[i].at <= to) return list[i]
+  return undefined
+}
+
+function format(s: Signal): string {
+  return formatValue(s.value ?? 0, signalDimension(s.name))
+}

@@ -1,0 +1,31 @@
+import type { Rule } from '../dsl/ast.js'
+import type { Cause } from './diagnosis.js'
+import { toEvidence } from './evidence.js'
+import { interpolate } from './interpolate.js'
+import type { Match } from './match.js'
+
+/**
+ * Turns a rule and one of its matches into the platform-neutral Cause that diagnosis ranks and alerts
+ * notify with. Ranking fields start at zero; diagnosis fills them.
+ */
+export function buildCause(rule: Rule, match: Match, scope: { cluster: string; broker: string }): Cause {
+  const ctx = { ...scope, match }
+  const cause: Cause = {
+    ruleId: rule.id,
+    severity: rule.severity,
+    cause: interpolate(rule.cause, ctx),
+    run: rule.run.map((r) => interpolate(r, ctx)),
+    labels: { ...match.labels },
+    firstAt: match.firstAt,
+    lastAt: match.lastAt,
+    matchedAt: match.at,
+    evidence: match.evidence.map((s) => toEvidence(s)),
+    corroboration: new Set(match.evidence.map((s) => s.name)).size,
+    score: 0,
+    explainsRules: [],
+  }
+  if (rule.name !== undefined) cause.ruleName = rule.name
+  if (rule.advise) cause.advise = interpolate(rule.advise, ctx)
+  if (rule.runbook) cause.runbook = interpolate(rule.runbook, ctx)
+  return cause
+}

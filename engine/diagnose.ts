@@ -1,0 +1,184 @@
+import type { Rule, Severity } from '../dsl/ast.js'
+import type { Signal } from '../signals/signal.js'
+import { summariseAbnormal } from './abnormal.js'
+import { buildCause } from './cause.js'
+import { combineMatches } from './combine.js'
+import type { Cause, Diagnosis, Evidence } from './diagnosis.js'
+import { labelKey } from './eval-data.js'
+import { evaluateRules } from './evaluate.js'
+import { toEvidence } from './evidence.js'
+import { loadEvalData } from './load-data.js'
+import type { EvalData, EvalWindow, Match } from './match.js'
+import { findNearMiss } from './near-miss.js'
+import { conditionSignals, lookbackMs } from './rule-signals.js'
+import type { Store } from './store/store.js'
+
+/** Which broker and window to diagnose; `now` comes from the caller, never the clock. */
+export type DiagnoseOptions = {
+  cluster: string
+  broker: string
+  from: number
+  to: number
+  now: number
+  /** Record the top causes in the store's diagnoses history (for the digest). Default true. */
+  record?: boolean
+}
+
+/** Severity outweighs everything else in the score; corroboration next; recency breaks ties. */
+export const SEVERITY_WEIGHT: Record<Severity, number> = { critical: 3000, warning: 2000, info: 1000 }
+const PER_SIGNAL = 10
+const RECENCY_MAX = 9
+/** Matches of one rule and label set whose evidence is merged into its timeline. */
+const MATCHES_IN_TIMELINE = 5
+/** Consequence points per explained signal and in all, nearest the match first. */
+const CONSEQUENCES_PER_SIGNAL = 5
+const CONSEQUENCES_TOTAL = 20
+/** Causes written to the diagnoses history per call. */
+const RECORDED = 3
+
+/**
+ * Answers "why is this broker sick": loads the broker's signals once, evaluates every rule, ranks the
+ * causes (severity, independent corroborating signals, recency; a cause that `explains` another
+ * ranks above it and the other is marked explained), attaches evidence timelines with the explained
+ * consequences, lists near misses, and when nothing matched, what is abnormal anyway.
+ */
+export async function diagnose(rules: readonly Rule[], store: Store, opts: DiagnoseOptions): Promise<Diagnosis> {
+  const lookback = Math.max(0, ...rules.map((r) => lookbackMs(r.when)))
+  const { data, signalsRead } = await loadEvalData(store, {
+    cluster: opts.cluster,
+    broker: opts.broker,
+    from: opts.from - lookback,
+    to: opts.to,
+  })
+  const diagnosis = diagnoseData(rules, data, { from: opts.from, to: opts.to, now: opts.now }, signalsRead)
+  if (opts.record !== false) {
+    const top = diagnosis.causes.filter((c) => !c.explainedBy?.length).slice(0, RECORDED)
+    for (const c of top) await store.recordDiagnosis({ at: opts.now, cluster: opts.cluster, broker: opts.broker, ruleId: c.ruleId, severity: c.severity, cause: c.cause })
+  }
+  return diagnosis
+}
+
+/** The pure part of `diagnose`, over data already loaded. */
+export function diagnoseData(rules: readonly Rule[], data: EvalData, window: EvalWindow, signalsSeen: number): Diagnosis {
+  const scope = { cluster: data.cluster, broker: data.broker }
+  const causes: { cause: Cause; rule: Rule }[] = []
+  const nearMisses = []
+  for (const { rule, matches } of evaluateRules(rules, data, window)) {
+    if (matches.length === 0) {
+      const miss = findNearMiss(rule, data, window)
+      if (miss) nearMisses.push(miss)
+      continue
+    }
+    for (const group of groupByLabels(matches)) {
+      const latest = group[group.length - 1]
+      const shown = group.length > 1 ? { ...combineMatches(group.slice(-MATCHES_IN_TIMELINE)), at: latest.at, values: latest.values, labels: latest.labels } : latest
+      const cause = buildCause(rule, shown, scope)
+      cause.matchedAt = latest.at
+      cause.matches = group.length
+      addConsequences(cause, rule, data, window)
+      causes.push({ cause, rule })
+    }
+  }
+  markExplained(causes)
+  score(causes.map((c) => c.cause), window)
+  const ranked = causes.map((c) => c.cause).sort((a, b) => b.score - a.score || b.matchedAt - a.matchedAt || a.ruleId.localeCompare(b.ruleId))
+  nearMisses.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.ruleId.localeCompare(b.ruleId))
+  return {
+    cluster: data.cluster,
+    broker: data.broker,
+    from: window.from,
+    to: window.to,
+    at: window.now,
+    causes: ranked,
+    nearMisses,
+    abnormal: ranked.length ? [] : summariseAbnormal(data, window),
+    signalsSeen,
+    rulesEvaluated: rules.length,
+  }
+}
+
+function groupByLabels(matches: readonly Match[]): Match[][] {
+  const groups = new Map<string, Match[]>()
+  for (const m of matches) {
+    const key = labelKey(m.labels)
+    let g = groups.get(key)
+    if (!g) groups.set(key, (g = []))
+    g.push(m)
+  }
+  return [...groups.values()].map((g) => g.sort((a, b) => a.at - b.at))
+}
+
+/**
+ * The signals a cause `explains`, as they occurred in the window, nearest the match first and capped,
+ * joined into its timeline as consequences. Each explained signal present also corroborates the cause.
+ */
+function addConsequences(cause: Cause, rule: Rule, data: EvalData, window: EvalWindow): void {
+  const own = new Set(cause.evidence.map((e) => e.signal))
+  const picked: Evidence[] = []
+  let present = 0
+  let omitted = 0
+  for (const { signal } of rule.explains) {
+    const list = (data.series.get(signal) ?? []).filter((s) => s.at >= window.from && s.at <= window.to)
+    if (!list.length) continue
+    if (!own.has(signal)) present++
+    const nearest = nearestTo(list, cause.matchedAt, CONSEQUENCES_PER_SIGNAL)
+    omitted += list.length - nearest.length
+    picked.push(...nearest.map((s) => toEvidence(s, true)))
+  }
+  picked.sort((a, b) => Math.abs(a.at - cause.matchedAt) - Math.abs(b.at - cause.matchedAt))
+  omitted += Math.max(0, picked.length - CONSEQUENCES_TOTAL)
+  cause.evidence = [...cause.evidence, ...picked.slice(0, CONSEQUENCES_TOTAL)].sort((a, b) => a.at - b.at)
+  cause.corroboration += present
+  if (omitted) cause.consequencesOmitted = omitted
+}
+
+function nearestTo(list: readonly Signal[], t: number, n: number): Signal[] {
+  return [...list].sort((a, b) => Math.abs(a.at - t) - Math.abs(b.at - t)).slice(0, n)
+}
+
+/**
+ * A cause explains another when every signal of the other's condition is among its `explains`:
+ * the other is a consequence (e.g. ISR shrinks after a session expiry), not a rival cause.
+ */
+function markExplained(causes: { cause: Cause; rule: Rule }[]): void {
+  for (const x of causes) {
+    const explains = new Set(x.rule.explains.map((e) => e.signal))
+    if (!explains.size) continue
+    for (const y of causes) {
+      if (y.rule === x.rule) continue
+      const needs = conditionSignals(y.rule.when)
+      if (![...needs].every((n) => explains.has(n))) continue
+      if (!x.cause.explainsRules.includes(y.rule.id)) x.cause.explainsRules.push(y.rule.id)
+      y.cause.explainedBy = [...(y.cause.explainedBy ?? []), x.rule.id].filter((v, i, a) => a.indexOf(v) === i)
+    }
+  }
+}
+
+/** Scores, then lifts every explaining cause above what it explains (bounded passes, cycle-safe). */
+function score(causes: Cause[], window: EvalWindow): void {
+  const span = Math.max(1, window.to - window.from)
+  for (const c of causes) {
+    const recency = Math.round(RECENCY_MAX * Math.min(1, Math.max(0, (c.matchedAt - window.from) / span)) * 10) / 10
+    c.scoreParts = { severity: SEVERITY_WEIGHT[c.severity], corroboration: c.corroboration * PER_SIGNAL, recency, explains: 0 }
+    c.score = c.scoreParts.severity + c.scoreParts.corroboration + recency
+  }
+  const byRule = new Map<string, Cause[]>()
+  for (const c of causes) byRule.set(c.ruleId, [...(byRule.get(c.ruleId) ?? []), c])
+  for (let pass = 0; pass < causes.length; pass++) {
+    let changed = false
+    for (const x of causes) {
+      const explained = x.explainsRules.flatMap((id) => byRule.get(id) ?? [])
+      const needed = Math.max(-Infinity, ...explained.map((y) => y.score + 1))
+      if (needed > x.score) {
+        x.scoreParts!.explains += needed - x.score
+        x.score = needed
+        changed = true
+      }
+    }
+    if (!changed) break
+  }
+}
+
+function severityRank(s: Severity): number {
+  return SEVERITY_WEIGHT[s]
+}

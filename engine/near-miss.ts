@@ -1,0 +1,190 @@
+import type { AggregateCond, Cond, Rule, StreamCond, TemporalCond } from '../dsl/ast.js'
+import type { Signal } from '../signals/signal.js'
+import { formatValue } from '../signals/units.js'
+import { describeCond, describeStream, formatMs } from './describe-cond.js'
+import type { NearMiss } from './diagnosis.js'
+import { evaluateCond } from './evaluate.js'
+import { evaluateAggregate } from './evaluate-aggregate.js'
+import { evaluateStream } from './evaluate-stream.js'
+import { timeOfDay, toEvidence } from './evidence.js'
+import { atomFilter, moreTelling } from './filter.js'
+import type { EvalData, EvalWindow, Match } from './match.js'
+import { MISSING_HINTS, phraseOf } from './signal-phrases.js'
+import { signalDimension } from './signal-kind.js'
+
+/** A value at least this share of its threshold makes an unmet comparison worth mentioning. */
+const NEAR_RATIO = 0.5
+
+type Partial = { message: string; evidence: Signal[]; missing?: string }
+
+/**
+ * For a rule that did not match: did part of it hold? A temporal rule with only one side present, an
+ * `and` with some operands true, an aggregate or comparison that came within reach of its threshold.
+ * The message says what held, what was missing, and where to look instead.
+ */
+export function findNearMiss(rule: Rule, data: EvalData, window: EvalWindow): NearMiss | undefined {
+  const partial = partialOf(rule.when, data, window)
+  if (!partial) return undefined
+  const hint = partial.missing ? MISSING_HINTS[partial.missing] : undefined
+  return {
+    ruleId: rule.id,
+    severity: rule.severity,
+    message: hint ? `${partial.message} — ${hint}` : partial.message,
+    evidence: dedupe(partial.evidence).map((s) => toEvidence(s)),
+  }
+}
+
+function partialOf(cond: Cond, data: EvalData, window: EvalWindow): Partial | undefined {
+  switch (cond.kind) {
+    case 'group':
+      return partialOf(cond.inner, data, window)
+    case 'temporal':
+      return partialTemporal(cond, data, window)
+    case 'and':
+      return partialAnd(cond.operands, data, window)
+    case 'aggregate':
+      return partialAggregate(cond, data, window)
+    case 'stream':
+      return partialStream(cond, data, window)
+    default:
+      return undefined
+  }
+}
+
+function partialTemporal(cond: TemporalCond, data: EvalData, window: EvalWindow): Partial | undefined {
+  const inWindow = (ms: Match[]) => ms.filter((m) => m.at >= window.from && m.at <= window.to)
+  const left = inWindow(evaluateStream(cond.left, data, window))
+  const right = inWindow(evaluateStream(cond.right, data, window))
+  const relation = cond.op === 'within' ? `within ${cond.windowText}` : `${cond.op} it within ${cond.windowText}`
+  if (left.length && right.length) {
+    const [l, r] = closestPair(left, right)
+    const gap = formatMs(Math.abs(l.at - r.at))
+    return {
+      message: `${occurrence(cond.left, l)} and ${occurrence(cond.right, r)}, but not ${relation} of each other (${gap} apart)`,
+      evidence: [...l.evidence, ...r.evidence],
+    }
+  }
+  const [present, presentCond, absentCond] = left.length ? [left, cond.left, cond.right] : [right, cond.right, cond.left]
+  if (!present.length) return undefined
+  const latest = present[present.length - 1]
+  const nearby = closestValue(absentCond, data, latest.at, cond.windowMs)
+  const nearbyText = nearby ? ` (${phraseOf(absentCond.atom.signal).replace(/^an? /, 'the nearest ')} was ${valueText(nearby)} at ${timeOfDay(nearby.at)})` : ''
+  const more = present.length > 1 ? ` (${present.length} in the window)` : ''
+  return {
+    message: `${occurrence(presentCond, latest)}${more}, but no ${describeStream(absentCond)} ${relation}${nearbyText}`,
+    evidence: nearby ? [...latest.evidence, nearby] : latest.evidence,
+    missing: absentCond.atom.signal,
+  }
+}
+
+function partialAnd(operands: Cond[], data: EvalData, window: EvalWindow): Partial | undefined {
+  const held: { cond: Cond; match: Match }[] = []
+  const missing: Cond[] = []
+  for (const c of operands) {
+    const ms = evaluateCond(c, data, window)
+    if (ms.length) held.push({ cond: c, match: ms[ms.length - 1] })
+    else missing.push(c)
+  }
+  if (!held.length || !missing.length) return undefined
+  const heldText = held.map((h) => `${describeCond(h.cond)} held (last at ${timeOfDay(h.match.at)})`).join(' and ')
+  const inner = missing.map((m) => partialOf(m, data, window))
+  const missingText = missing.map((m, i) => (inner[i] ? inner[i]!.message : `no ${describeCond(m)}`)).join('; ')
+  const firstMissing = missing[0]
+  return {
+    message: `${heldText}, but ${missingText}`,
+    evidence: [...held.flatMap((h) => h.match.evidence.slice(-3)), ...inner.flatMap((p) => p?.evidence ?? [])],
+    missing: inner[0]?.missing ?? (firstMissing.kind === 'stream' || firstMissing.kind === 'aggregate' ? firstMissing.atom.signal : undefined),
+  }
+}
+
+function partialAggregate(cond: AggregateCond, data: EvalData, window: EvalWindow): Partial | undefined {
+  const op = cond.compare.op
+  const greater = op === '>' || op === '>='
+  if (!greater && op !== '<' && op !== '<=') return undefined
+  const open: AggregateCond = { ...cond, compare: { op: greater ? '>=' : '<=', value: { ...cond.compare.value, value: greater ? -Infinity : Infinity } } }
+  let peak: Match | undefined
+  for (const m of evaluateAggregate(open, data, window)) {
+    if (m.at < window.from) continue
+    if (!peak || moreTelling(cond.compare, m.values[cond.atom.signal].value, peak.values[cond.atom.signal].value)) peak = m
+  }
+  if (!peak) return undefined
+  const v = peak.values[cond.atom.signal]
+  if (!closeEnough(v.value, cond.compare.value.value, greater)) return undefined
+  const where = Object.entries(peak.labels).map(([k, val]) => `${k}=${val}`).join(', ')
+  // The evidence is the window at its peak; its last event is when the peak was reached.
+  const peakAt = peak.evidence[peak.evidence.length - 1]?.at ?? peak.at
+  return {
+    message: `${cond.fn}(${cond.atom.signal}) over ${cond.overText} ${greater ? 'peaked' : 'bottomed'} at ${formatValue(v.value, v.dimension)}${v.suffix ?? ''}${where ? ` (${where})` : ''} at ${timeOfDay(peakAt)}, short of ${cond.compare.op} ${cond.compare.value.text}`,
+    evidence: peak.evidence.slice(-5),
+  }
+}
+
+function partialStream(cond: StreamCond, data: EvalData, window: EvalWindow): Partial | undefined {
+  if (!cond.compare || cond.forMs !== undefined) return undefined
+  const op = cond.compare.op
+  const greater = op === '>' || op === '>='
+  if (!greater && op !== '<' && op !== '<=') return undefined
+  const keep = atomFilter(cond.atom)
+  let best: Signal | undefined
+  for (const s of data.series.get(cond.atom.signal) ?? []) {
+    if (s.at < window.from || s.at > window.to || !keep(s) || s.value === undefined) continue
+    if (!best || moreTelling(cond.compare, s.value, best.value!)) best = s
+  }
+  if (!best || !closeEnough(best.value!, cond.compare.value.value, greater)) return undefined
+  return {
+    message: `the ${greater ? 'largest' : 'smallest'} ${cond.atom.signal} was ${valueText(best)} at ${timeOfDay(best.at)}, short of ${op} ${cond.compare.value.text}`,
+    evidence: [best],
+  }
+}
+
+function closeEnough(value: number, threshold: number, greater: boolean): boolean {
+  if (!Number.isFinite(value) || threshold <= 0) return false
+  return greater ? value >= threshold * NEAR_RATIO : value <= threshold / NEAR_RATIO
+}
+
+/** "a ZooKeeper session timeout (7.8s) at 01:28:02" */
+function occurrence(cond: StreamCond, m: Match): string {
+  const s = m.evidence.find((e) => e.name === cond.atom.signal) ?? m.evidence[0]
+  const value = s && s.value !== undefined ? ` (${valueText(s)})` : ''
+  return `${phraseOf(cond.atom.signal)}${value} at ${timeOfDay(m.at)}`
+}
+
+function valueText(s: Signal): string {
+  return s.value === undefined ? '' : formatValue(s.value, signalDimension(s.name))
+}
+
+/** The atom's most telling value (ignoring the comparison) within d of t: what the missing side did do. */
+function closestValue(cond: StreamCond, data: EvalData, t: number, d: number): Signal | undefined {
+  const keep = atomFilter(cond.atom)
+  let best: Signal | undefined
+  for (const s of data.series.get(cond.atom.signal) ?? []) {
+    if (s.at < t - d) continue
+    if (s.at > t + d) break
+    if (!keep(s) || s.value === undefined) continue
+    if (!best || moreTelling(cond.compare, s.value, best.value!)) best = s
+  }
+  return best
+}
+
+/** The two matches, one of each list, closest in time: a linear merge. */
+function closestPair(a: readonly Match[], b: readonly Match[]): [Match, Match] {
+  let best: [Match, Match] = [a[0], b[0]]
+  let gap = Infinity
+  let j = 0
+  for (const m of a) {
+    while (j + 1 < b.length && b[j + 1].at <= m.at) j++
+    for (const k of [j, j + 1]) {
+      if (k >= b.length) continue
+      const g = Math.abs(b[k].at - m.at)
+      if (g < gap) {
+        gap = g
+        best = [m, b[k]]
+      }
+    }
+  }
+  return best
+}
+
+function dedupe(signals: Signal[]): Signal[] {
+  return [...new Set(signals)].sort((x, y) => x.at - y.at)
+}

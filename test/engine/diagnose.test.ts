@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest'
+import { diagnose } from '../../engine/diagnose.js'
+import { MemoryStore } from '../../engine/store/memory-store.js'
+import type { Signal } from '../../signals/signal.js'
+import { rules } from './parse.js'
+import { sig } from './signals.js'
+
+const STW = `
+rule stw
+  severity critical
+  when zk.session_timeout within 5s of safepoint.sync > 2s
+  then cause "JVM pause ({safepoint.sync}) on broker {broker} of {cluster}"
+       advise "raise zookeeper.session.timeout.ms"
+       explains isr.shrink, client.not_leader, leader.change
+       run "config broker {broker}"
+`
+const SHRINKS = `
+rule isr_shrinking
+  severity critical
+  when count(isr.shrink) over 5m > 1 and count(client.not_leader) over 5m > 0
+  then cause "ISR shrinking on {topic}"
+`
+
+async function diagnoseSignals(ruleText: string, signals: Signal[], window = { from: 0, to: 3600_000 }) {
+  const store = new MemoryStore()
+  const appended = await store.append(signals)
+  expect(appended.rejected).toEqual({})
+  const diagnosis = await diagnose(rules(ruleText), store, { cluster: 'c', broker: '1', ...window, now: window.to })
+  return { diagnosis, store }
+}
+
+const stwIncident = (): Signal[] => [
+  sig('safepoint.sync', 7, 3301),
+  sig('zk.session_timeout', 10, 7768),
+  sig('isr.shrink', 12, undefined, { topic: 'orders', partition: '0' }),
+  sig('isr.shrink', 13, undefined, { topic: 'orders', partition: '1' }),
+  sig('client.not_leader', 14, undefined, { topic: 'orders', partition: '0' }, undefined),
+]
+
+describe('engine/diagnose', () => {
+  it('ranks the cause that explains another above it and marks the other explained', async () => {
+    const { diagnosis } = await diagnoseSignals(STW + SHRINKS, stwIncident())
+    expect(diagnosis.causes.map((c) => c.ruleId)).toEqual(['stw', 'isr_shrinking'])
+    const [stw, shrinking] = diagnosis.causes
+    expect(stw.explainsRules).toEqual(['isr_shrinking'])
+    expect(shrinking.explainedBy).toEqual(['stw'])
+    expect(stw.score).toBeGreaterThan(shrinking.score)
+    expect(stw.cause).toBe('JVM pause (3.3s) on broker 1 of c')
+    expect(stw.run).toEqual(['config broker 1'])
+    expect(shrinking.cause).toBe('ISR shrinking on orders')
+  })
+
+  it('builds a time-sorted evidence timeline with the explained consequences marked', async () => {
+    const { diagnosis } = await diagnoseSignals(STW, stwIncident())
+    const [stw] = diagnosis.causes
+    expect(stw.evidence.map((e) => [e.at / 1000, e.signal, e.consequence ?? false])).toEqual([
+      [7, 'safepoint.sync', false],
+      [10, 'zk.session_timeout', false],
+      [12, 'isr.shrink', true],
+      [13, 'isr.shrink', true],
+      [14, 'client.not_leader', true],
+    ])
+    expect(stw.evidence[0].valueText).toBe('3.3s')
+    // two signals in the condition, two explained signals present (the client's joins from the cluster scope)
+    expect(stw.corroboration).toBe(4)
+    expect(stw.matchedAt).toBe(10_000)
+  })
+
+  it('caps consequences and says how many were left out', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => sig('isr.shrink', 20 + i, undefined, { topic: 't', partition: String(i) }))
+    const { diagnosis } = await diagnoseSignals(STW, [...stwIncident(), ...many])
+    const consequences = diagnosis.causes[0].evidence.filter((e) => e.consequence)
+    expect(consequences.filter((e) => e.signal === 'isr.shrink')).toHaveLength(5)
+    expect(diagnosis.causes[0].consequencesOmitted).toBe(37)
+  })
+
+  it.each([
+    {
+      name: 'severity first',
+      text: `rule a severity warning when isr.shrink and jvm.oom and fd.exhausted then cause "a"
+             rule b severity critical when broker.shutdown then cause "b"`,
+      order: ['b', 'a'],
+    },
+    {
+      name: 'then independent corroborating signals',
+      text: `rule a when broker.shutdown then cause "a"
+             rule b when isr.shrink and jvm.oom then cause "b"`,
+      order: ['b', 'a'],
+    },
+    {
+      name: 'then recency',
+      text: `rule a when jvm.oom then cause "a"
+             rule b when broker.shutdown then cause "b"`,
+      order: ['a', 'b'],
+    },
+  ])('ranks by $name', async ({ text, order }) => {
+    const signals = [sig('isr.shrink', 100), sig('broker.shutdown', 200), sig('jvm.oom', 300, undefined, { kind: 'heap' }), sig('fd.exhausted', 50)]
+    const { diagnosis } = await diagnoseSignals(text, signals)
+    expect(diagnosis.causes.map((c) => c.ruleId)).toEqual(order)
+    const scores = diagnosis.causes.map((c) => c.score)
+    expect([...scores].sort((x, y) => y - x)).toEqual(scores)
+  })
+
+  it.each([
+    {
+      name: 'a timeout without a long pause',
+      signals: [sig('zk.session_timeout', 10, 7768), sig('safepoint.sync', 9, 1200)],
+      message: 'a ZooKeeper session timeout (7.77s) at 00:00:10, but no safepoint.sync > 2s within 5s (the nearest safepoint sync was 1.2s at 00:00:09) — the JVM was not paused long enough — look at the network, disk I/O or host stalls',
+    },
+    {
+      name: 'a long pause without a timeout',
+      signals: [sig('safepoint.sync', 9, 3000)],
+      message: 'a safepoint sync (3s) at 00:00:09, but no zk.session_timeout within 5s — the session survived; the pause alone did not move leadership',
+    },
+    {
+      name: 'both, too far apart',
+      signals: [sig('zk.session_timeout', 50, 7768), sig('safepoint.sync', 10, 3000)],
+      message: 'a ZooKeeper session timeout (7.77s) at 00:00:50 and a safepoint sync (3s) at 00:00:10, but not within 5s of each other (40s apart)',
+    },
+  ])('explains a near miss: $name', async ({ signals, message }) => {
+    const { diagnosis } = await diagnoseSignals(STW, signals)
+    expect(diagnosis.causes).toEqual([])
+    expect(diagnosis.nearMisses.map((n) => n.message)).toEqual([message])
+    expect(diagnosis.nearMisses[0].evidence.length).toBeGreaterThan(0)
+  })
+
+  it('reports an aggregate that came within reach of its threshold, naming the group', async () => {
+    const churn = Array.from({ length: 20 }, (_, i) => sig('group.rebalance', i * 60, undefined, { group: 'billing' }))
+    const { diagnosis } = await diagnoseSignals('rule churn when count(group.rebalance) by group over 1h > 30 then cause "churn {group}"', churn)
+    expect(diagnosis.nearMisses.map((n) => n.message)).toEqual(['count(group.rebalance) over 1h peaked at 20 (group=billing) at 00:19:00, short of > 30'])
+  })
+
+  it('reports an and with one operand held', async () => {
+    const { diagnosis } = await diagnoseSignals('rule r when jvm.oom{kind="heap"} and fetch.down_conversion > 0 then cause "x"', [sig('jvm.oom', 30, undefined, { kind: 'heap' })])
+    expect(diagnosis.nearMisses[0].message).toBe(
+      'jvm.oom{kind="heap"} held (last at 00:00:30), but no fetch.down_conversion > 0 — no down-conversion seen — look at heap sizing and request sizes (max_bytes)',
+    )
+  })
+
+  it('says nothing when no part of a rule held', async () => {
+    const { diagnosis } = await diagnoseSignals(STW, [sig('broker.start', 5)])
+    expect(diagnosis.nearMisses).toEqual([])
+  })
+
+  it('summarises what is abnormal when nothing matched', async () => {
+    const signals = [
+      sig('isr.shrink', 100, undefined, { topic: 't' }),
+      sig('isr.shrink', 200, undefined, { topic: 't' }),
+      sig('gc.pause', 150, 900, { kind: 'young' }),
+      sig('gc.pause', 160, 1800, { kind: 'mixed' }),
+      sig('group.stable', 170, undefined, { group: 'g' }),
+      sig('request_handler.idle', 100, 0.5),
+      sig('request_handler.idle', 115, 0.05),
+      sig('fd.open', 100, 950),
+      sig('fd.max', 100, 1024),
+    ]
+    const { diagnosis } = await diagnoseSignals(STW, signals)
+    expect(diagnosis.causes).toEqual([])
+    expect(diagnosis.signalsSeen).toBe(signals.length)
+    expect(diagnosis.abnormal.map((a) => a.summary)).toEqual([
+      '2 × a GC pause, last at 00:02:40; worst 1.8s at 00:02:40',
+      '2 × an ISR shrink, last at 00:03:20',
+      'fd.open reached 950 of fd.max 1024 (93%) at 00:01:40',
+      'request_handler.idle below 20% in 1 of 2 samples; worst 5% at 00:01:55',
+    ])
+  })
+
+  it('tells "no data" from "nothing wrong"', async () => {
+    const { diagnosis } = await diagnoseSignals(STW, [])
+    expect(diagnosis).toMatchObject({ causes: [], nearMisses: [], abnormal: [], signalsSeen: 0, rulesEvaluated: 1 })
+  })
+
+  it('joins cluster-wide signals from other brokers, but not other brokers\' own signals', async () => {
+    const text = 'rule offline severity critical when partitions.offline > 0 then cause "offline"\nrule shrink when isr.shrink then cause "shrink"'
+    const { diagnosis } = await diagnoseSignals(text, [sig('partitions.offline', 10, 3, undefined, '2'), sig('isr.shrink', 10, undefined, undefined, '3')])
+    expect(diagnosis.causes.map((c) => c.ruleId)).toEqual(['offline'])
+  })
+
+  it('only looks at the window, but reaches back for an aggregate\'s history', async () => {
+    const churn = Array.from({ length: 4 }, (_, i) => sig('group.rebalance', 1000 + i * 60, undefined, { group: 'g' }))
+    const text = 'rule churn when count(group.rebalance) by group over 1h > 3 then cause "churn {group} ({group.rebalance})"'
+    const inside = await diagnoseSignals(text, churn, { from: 1200_000, to: 1300_000 })
+    expect(inside.diagnosis.causes.map((c) => c.cause)).toEqual(['churn g (4)'])
+    const after = await diagnoseSignals(text, churn, { from: 5000_000, to: 6000_000 })
+    expect(after.diagnosis.causes).toEqual([])
+  })
+
+  it('records the top causes for the digest', async () => {
+    const { store } = await diagnoseSignals(STW + SHRINKS, stwIncident())
+    const recorded = await store.recentDiagnoses(0)
+    expect(recorded.map((d) => [d.ruleId, d.broker, d.severity, d.cause])).toEqual([['stw', '1', 'critical', 'JVM pause (3.3s) on broker 1 of c']])
+  })
+})
