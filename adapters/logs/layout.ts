@@ -1,0 +1,229 @@
+import { dateTimeLength, parseDateTime, parseUptimeMs, type ZoneOffset } from './timestamp.js'
+import type { LayoutName, LogFormat, WrapperName } from './types.js'
+
+/**
+ * Line layouts: where a record starts, and its time, level, message and logger. Deployments wrap
+ * Kafka's log4j output differently (Apache's default, Strimzi, Cloudera, containers), and GC logs have
+ * their own stamps; everything past this module sees only the message.
+ */
+
+/** What the front of a record's first line says. `at` is absent when the line carries no usable time. */
+export type Header = {
+  at?: number
+  /** ms since JVM start, from JDK 8 stamps or unified `uptime` decorators. */
+  uptimeMs?: number
+  level?: string
+  logger?: string
+  message: string
+}
+
+const isDigit = (c: number) => c >= 48 && c <= 57
+
+/**
+ * True when the line starting at `p` opens a new record in this layout; anything else (stack frames,
+ * `Caused by:`, G1 detail lines) continues the record before it. Cheap: it runs on every line.
+ */
+export function isHeaderAt(s: string, p: number, layout: LayoutName): boolean {
+  const c = s.charCodeAt(p)
+  switch (layout) {
+    case 'apache':
+      return c === 91 && isDigit(s.charCodeAt(p + 1))
+    case 'strimzi':
+    case 'cloudera':
+      return isDigit(c) && s.charCodeAt(p + 4) === 45 && isDigit(s.charCodeAt(p + 11))
+    case 'jvm': {
+      let i = p
+      while (s.charCodeAt(i) === 32) i++
+      const e = s.charCodeAt(i)
+      return isDigit(e) || (e === 91 && isDigit(s.charCodeAt(i + 1)))
+    }
+    case 'none':
+      return true
+  }
+}
+
+const APACHE_RE = /^\[([^\]]+)\] (\w+) ?(.*)$/s
+const DATE_FIRST_RE = /^(\S+(?: \d\d:\d\d\S*)?) +(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*)$/s
+const TRAILING_LOGGER_RE = /\s\(([\w.$-]+)\)$/
+const TRAILING_THREAD_RE = /\s\[[^\]]*\]$/
+const CLOUDERA_LOGGER_RE = /^([\w.$-]+): (.*)$/s
+const LEVELS = new Set(['trace', 'debug', 'info', 'warning', 'error'])
+
+/** Reads a record's first line. `anchor` is the JVM start (epoch ms) for uptime-only GC stamps. */
+export function readHeader(line: string, layout: LayoutName, zone: ZoneOffset, anchor?: number): Header | undefined {
+  switch (layout) {
+    case 'apache': {
+      const m = APACHE_RE.exec(line)
+      if (!m) return undefined
+      const at = parseDateTime(m[1], zone)
+      return splitLogger(at, m[2], m[3])
+    }
+    case 'strimzi':
+    case 'cloudera': {
+      const m = DATE_FIRST_RE.exec(line)
+      if (!m) return undefined
+      const at = parseDateTime(m[1], zone)
+      if (layout === 'cloudera') {
+        const c = CLOUDERA_LOGGER_RE.exec(m[3])
+        if (c) return { at, level: m[2], logger: c[1], message: c[2] }
+      }
+      return splitLogger(at, m[2], m[3].replace(TRAILING_THREAD_RE, ''))
+    }
+    case 'jvm':
+      return readJvmHeader(line, zone, anchor)
+    case 'none':
+      return { message: line }
+  }
+}
+
+function splitLogger(at: number | undefined, level: string, rest: string): Header {
+  const l = TRAILING_LOGGER_RE.exec(rest)
+  if (l) return { at, level, logger: l[1], message: rest.slice(0, l.index) }
+  return { at, level, message: rest }
+}
+
+/**
+ * JDK 8 `2018-08-13T22:16:09.744-0400: 491.491: msg` (date and/or uptime stamp) and JDK 9+ unified
+ * logging `[time][uptime][level][tags] msg` with any decorator set (time, utctime, uptime, timemillis,
+ * uptimemillis, timenanos, uptimenanos, level, tags, pid, tid) in any order.
+ */
+export function readJvmHeader(line: string, zone: ZoneOffset, anchor?: number): Header | undefined {
+  let i = 0
+  while (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9) i++
+  if (line.charCodeAt(i) === 91 && isDigit(line.charCodeAt(i + 1))) return readUnified(line, i, zone, anchor)
+  let at: number | undefined
+  let uptimeMs: number | undefined
+  const dl = dateTimeLength(line, i)
+  if (dl > 0 && line.charCodeAt(i + dl) === 58) {
+    at = parseDateTime(line, zone, i)
+    i += dl + 1
+    while (line.charCodeAt(i) === 32) i++
+  }
+  const u = /^(\d+[.,]\d+): /.exec(line.slice(i, i + 24))
+  if (u) {
+    uptimeMs = parseUptimeMs(u[1])
+    i += u[0].length
+  }
+  if (at === undefined && uptimeMs !== undefined && anchor !== undefined) at = anchor + uptimeMs
+  return { at, uptimeMs, message: line.slice(i) }
+}
+
+function readUnified(line: string, start: number, zone: ZoneOffset, anchor?: number): Header | undefined {
+  let i = start
+  let at: number | undefined
+  let uptimeMs: number | undefined
+  let level: string | undefined
+  let logger: string | undefined
+  while (line.charCodeAt(i) === 91) {
+    const end = line.indexOf(']', i)
+    if (end < 0) break
+    const v = line.slice(i + 1, end).trim()
+    const n = /^(\d+(?:[.,]\d+)?)(s|ms|ns)$/.exec(v)
+    if (n) {
+      const num = Number(n[1].replace(',', '.'))
+      if (n[2] === 'ms' && num > 1e11) at = num
+      else if (n[2] === 'ns' && num > 1e17) at = num / 1e6
+      else uptimeMs = parseUptimeMs(v)
+    } else if (dateTimeLength(v) === v.length && v.length > 0) {
+      at = parseDateTime(v, zone)
+    } else if (LEVELS.has(v)) {
+      level = v
+    } else if (/^[a-z0-9_]+(?:,[a-z0-9_]+)*$/.test(v) && logger === undefined) {
+      logger = v
+    } else if (!/^\d+$/.test(v)) {
+      break
+    }
+    i = end + 1
+  }
+  if (i === start) return undefined
+  if (at === undefined && uptimeMs !== undefined && anchor !== undefined) at = anchor + uptimeMs
+  return { at, uptimeMs, level, logger, message: line.slice(line.charCodeAt(i) === 32 ? i + 1 : i) }
+}
+
+const COMPOSE_RE = /^[\w.-]+\s*\| ?/
+const K8S_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?:(?:stdout|stderr) ([FP]) )?/
+
+/**
+ * Removes a container runtime's wrapper from one physical line. Returns `partial: true` for a piece of
+ * a longer line (CRI `P` flag, a json-file entry without its newline) so the caller can join pieces.
+ */
+export function unwrapLine(line: string, wrapper: WrapperName): { inner: string; partial: boolean } | undefined {
+  switch (wrapper) {
+    case 'docker-compose': {
+      const m = COMPOSE_RE.exec(line)
+      return m ? { inner: line.slice(m[0].length), partial: false } : undefined
+    }
+    case 'kubernetes': {
+      const m = K8S_RE.exec(line)
+      return m ? { inner: line.slice(m[0].length), partial: m[1] === 'P' } : undefined
+    }
+    case 'docker-json': {
+      if (line.charCodeAt(0) !== 123) return undefined
+      try {
+        const o = JSON.parse(line) as { log?: unknown }
+        if (typeof o.log !== 'string') return undefined
+        const partial = !o.log.endsWith('\n')
+        return { inner: partial ? o.log : o.log.replace(/\r?\n$/, ''), partial }
+      } catch {
+        return undefined
+      }
+    }
+  }
+}
+
+/** Picks the container wrapper most of a file's first lines carry, if any. */
+export function detectWrapper(sample: readonly string[]): WrapperName | undefined {
+  const lines = sample.filter((l) => l.trim() !== '')
+  if (lines.length === 0) return undefined
+  const order: WrapperName[] = ['docker-json', 'kubernetes', 'docker-compose']
+  for (const w of order) {
+    const hits = lines.filter((l) => unwrapLine(l, w) !== undefined).length
+    if (hits >= Math.max(1, lines.length * 0.6)) return w
+  }
+  return undefined
+}
+
+/** Picks the layout under which most of a file's first lines open a record with a timestamp. */
+export function detectLayout(sample: readonly string[]): LayoutName {
+  const lines = sample.filter((l) => l.trim() !== '')
+  const utc: ZoneOffset = () => 0
+  const score = (layout: LayoutName) => {
+    let n = 0
+    for (const l of lines) {
+      if (!isHeaderAt(l, 0, layout)) continue
+      const h = readHeader(l, layout, utc, 0)
+      if (h?.at === undefined) continue
+      if (layout === 'cloudera' && !CLOUDERA_LOGGER_RE.test(h.message)) continue
+      if (layout === 'strimzi' && h.logger === undefined) continue
+      n++
+    }
+    return n
+  }
+  let best: LayoutName = 'none'
+  let bestScore = 0
+  for (const layout of ['apache', 'cloudera', 'strimzi', 'jvm'] as const) {
+    const s = score(layout)
+    if (s > bestScore) {
+      best = layout
+      bestScore = s
+    }
+  }
+  return best
+}
+
+const GC_HINT = /Total time for which application threads were stopped|\[GC|\[Full GC|GC\(\d+\) Pause|Safepoint "|\bvmop\b|\[gc\b|\[safepoint/
+const CLIENT_HINT = /records sent, |\[(?:Producer|Consumer) clientId=|org\.apache\.kafka\.clients\.|Exception: This server is not the leader/
+const BROKER_HINT = /\((?:kafka\.(?:server|cluster|log|controller|coordinator|network|zk|zookeeper)\.|state\.change\.logger|org\.apache\.zookeeper\.|org\.apache\.kafka\.(?:storage|controller|metadata|raft|server)\.)/
+
+/**
+ * Decides what wrote a file from its first lines. Undefined means unknown: the caller counts the
+ * file's lines as unparsed rather than guessing.
+ */
+export function detectFormat(sample: readonly string[], layout: LayoutName): LogFormat | undefined {
+  const text = sample.join('\n')
+  if (layout === 'jvm' || (layout === 'none' && GC_HINT.test(text))) return 'gc'
+  const broker = BROKER_HINT.test(text)
+  if (!broker && CLIENT_HINT.test(text)) return 'client'
+  if (layout !== 'none') return broker || !CLIENT_HINT.test(text) ? 'kafka' : 'client'
+  return undefined
+}

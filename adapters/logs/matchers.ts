@@ -1,0 +1,588 @@
+import { encodeVersion } from '../../signals/units.js'
+import type { Header } from './layout.js'
+import type { LogFormat } from './types.js'
+
+/**
+ * The message matchers: one row per wording, each naming the Kafka / ZooKeeper / JDK versions whose
+ * source writes exactly that text. A new wording is a new row here, with a test line from that
+ * version's output; nothing else in the adapter knows what a message means.
+ */
+
+/** One record as the matchers see it: its first line read by the layout, and the lines after it. */
+export type LogRecord = {
+  header: Header
+  /** Raw physical lines of the record, first line first. */
+  lines: readonly string[]
+}
+
+/** A signal before the pipeline adds time, cluster, broker and evidence. */
+export type Draft = {
+  name: string
+  value?: number
+  labels?: Record<string, string>
+  /** Overrides the source's broker (e.g. the broker a KRaft controller fenced). */
+  broker?: string
+  /** Index in `lines` of the line that matched, when it is not the first (a `Caused by:`). */
+  line?: number
+}
+
+/** Memory a matcher keeps across records of one file (deduplication, ISR before "ISR updated to"). */
+export type MatchState = {
+  lastZk?: { key: string; at: number }
+  isr: Map<string, string>
+  version?: string
+  progressLines: number
+}
+
+/** Creates the per-file matcher memory. */
+export function newMatchState(): MatchState {
+  return { isr: new Map(), progressLines: 0 }
+}
+
+export type Matcher = {
+  /** Regex source of a cheap prefilter; every line that can match contains it. */
+  trigger: string
+  /** `message`: only the record's first line; `record`: any line of it (stack traces, `Caused by:`). */
+  scope: 'message' | 'record'
+  formats: readonly LogFormat[]
+  re: RegExp
+  build: (m: RegExpExecArray, rec: LogRecord, st: MatchState, at: number | undefined) => Draft[] | Draft | undefined
+}
+
+const SIZE_FACTOR: Record<string, number> = { B: 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }
+
+/** "65.2M", "3072.0K", "0.0B", "937K" as the JVM prints heap sizes -> bytes. */
+export function jvmSize(text: string): number {
+  const unit = text[text.length - 1]
+  return Math.round(Number(text.slice(0, -1)) * (SIZE_FACTOR[unit] ?? 1))
+}
+
+const tp = (topic: string, partition: string) => ({ topic, partition })
+
+/** Splits "kf.p36.r4-35" into topic and partition; topics may contain dashes, the partition is last. */
+export function splitTopicPartition(text: string): { topic: string; partition: string } | undefined {
+  const m = /^(.+)-(\d+)$/.exec(text)
+  return m ? tp(m[1], m[2]) : undefined
+}
+
+/** `[Partition t-3 broker=1001]` (1.0+) or `Partition [t,3] on broker 1001:` (0.9/0.10) log prefixes. */
+function partitionPrefix(message: string): { topic: string; partition: string } | undefined {
+  const a = /\[Partition (\S+) broker=\d+\]/.exec(message)
+  if (a) return splitTopicPartition(a[1])
+  const b = /Partition \[([^,\]]+),(\d+)\] on broker \d+:/.exec(message)
+  return b ? tp(b[1], b[2]) : undefined
+}
+
+const OOM_KINDS: Record<string, string> = {
+  'Java heap space': 'heap',
+  'GC overhead limit exceeded': 'heap',
+  'Map failed': 'map',
+  'Direct buffer memory': 'direct',
+  Metaspace: 'metaspace',
+  'Compressed class space': 'metaspace',
+  'unable to create new native thread': 'native_thread',
+  'unable to create native thread': 'native_thread',
+}
+
+const GC_PAUSE_KINDS: Record<string, string> = {
+  Young: 'young',
+  Normal: 'young',
+  'Concurrent Start': 'young',
+  'Prepare Mixed': 'young',
+  Mixed: 'mixed',
+  Full: 'full',
+  Remark: 'remark',
+  Cleanup: 'cleanup',
+  'Initial Mark': 'initial-mark',
+}
+
+const dirOf = (message: string) => /\bin (?:log )?dir (\S+?)(?:\s|$)/.exec(message)?.[1]
+const topicOfDirError = (message: string) => /\b(?:to|for) (\S+?) in (?:log )?dir /.exec(message)?.[1]
+
+const KAFKA: readonly LogFormat[] = ['kafka']
+const ANY: readonly LogFormat[] = ['kafka', 'gc', 'client']
+const GC: readonly LogFormat[] = ['gc']
+const CLIENT: readonly LogFormat[] = ['client']
+
+/** Deduplicates the WARN + INFO pair ZooKeeper writes for one timeout (seed 000 shows both). */
+function once(st: MatchState, key: string, at: number | undefined): boolean {
+  if (at !== undefined && st.lastZk && st.lastZk.key === key && Math.abs(at - st.lastZk.at) <= 1000) return false
+  if (at !== undefined) st.lastZk = { key, at }
+  return true
+}
+
+export const MATCHERS: readonly Matcher[] = [
+  // 1. ZooKeeper 3.4.x-3.5.x ClientCnxn "Client session timed out, have not heard from server in 7768ms
+  //    for sessionid 0x…" (seed 000, zookeeper-3.4.10.jar); 3.6+ writes "for session id 0x…".
+  {
+    trigger: 'Client session timed out',
+    scope: 'message',
+    formats: ANY,
+    re: /Client session timed out, have not heard from server in (\d+)ms for session ?id 0x([0-9a-f]+)/,
+    build: (m, _r, st, at) =>
+      once(st, `t${m[2]}`, at) ? { name: 'zk.session_timeout', value: Number(m[1]), labels: { session: `0x${m[2]}` } } : undefined,
+  },
+  // 2. ZooKeeper 3.4-3.9 ClientCnxn "Unable to reconnect to ZooKeeper service, session 0x… has expired".
+  {
+    trigger: 'Unable to reconnect to ZooKeeper service',
+    scope: 'message',
+    formats: ANY,
+    re: /Unable to reconnect to ZooKeeper service, session 0x([0-9a-f]+) has expired/,
+    build: (m, _r, st, at) => (once(st, `e${m[1]}`, at) ? { name: 'zk.session_expired', labels: { session: `0x${m[1]}` } } : undefined),
+  },
+  // 3. Kafka 1.1+ ZooKeeperClient "Session expired." (scheduleReinitialize); Kafka 0.9-1.0 with zkclient
+  //    "zookeeper state changed (Expired)".
+  {
+    trigger: 'Session expired|zookeeper state changed \\(Expired\\)',
+    scope: 'message',
+    formats: KAFKA,
+    re: /^(?:\[ZooKeeperClient[^\]]*\] )?Session expired\.?$|zookeeper state changed \(Expired\)/,
+    build: (_m, _r, st, at) => (once(st, 'e', at) ? { name: 'zk.session_expired' } : undefined),
+  },
+  // 4. Kafka 0.9-1.0 zkclient "zookeeper state changed (Disconnected)"; ZooKeeper 3.4-3.9 ClientCnxn
+  //    "Unable to read additional data from server sessionid 0x…, likely server has closed socket".
+  {
+    trigger: 'zookeeper state changed \\(Disconnected\\)|Unable to read additional data from server',
+    scope: 'message',
+    formats: KAFKA,
+    re: /zookeeper state changed \(Disconnected\)|Unable to read additional data from server/,
+    build: () => ({ name: 'zk.disconnected' }),
+  },
+  // 5. Kafka 3.0-4.x ReplicationControlManager (KRaft controller) "Fencing broker N because its session
+  //    has timed out."; the signal belongs to the fenced broker.
+  {
+    trigger: 'Fencing broker',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Fencing broker (\d+) because its session has timed out/,
+    build: (m) => ({ name: 'kraft.broker_fenced', broker: m[1], labels: { fenced_broker: m[1] } }),
+  },
+  // 6. Kafka 3.0-4.x BrokerLifecycleManager "Unable to send a heartbeat because the RPC got timed out
+  //    before it could be sent.", "Unable to send broker heartbeat for N …", "Broker N sent a heartbeat
+  //    request but received error E."
+  {
+    trigger: 'heartbeat',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Unable to send (?:a heartbeat because|broker heartbeat for)|Broker \d+ sent a heartbeat request but received error/,
+    build: () => ({ name: 'kraft.heartbeat_failed' }),
+  },
+  // 7. Kafka 0.9.0-0.10.2 Partition "Partition [t,p] on broker N: Shrinking ISR for partition [t,p] from
+  //    1,2 to 1"; 1.0-2.1 "[Partition t-p broker=N] Shrinking ISR from 1001,1002 to 1001" (seed 002);
+  //    2.2+ appends ". Leader: (highWatermark: …". Remembered so 2.7+'s "ISR updated to" is not an expand.
+  {
+    trigger: 'Shrinking ISR',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Shrinking ISR (?:for partition \[([^,\]]+),(\d+)\] )?from ([\d,]+) to ([\d,]*)/,
+    build: (m, r, st) => {
+      const p = m[1] ? tp(m[1], m[2]) : partitionPrefix(r.header.message)
+      if (!p) return undefined
+      st.isr.set(`${p.topic}-${p.partition}`, m[4])
+      return { name: 'isr.shrink', labels: { ...p, from: m[3], to: m[4] } }
+    },
+  },
+  // 8. Kafka 0.9 "Expanding ISR for partition [t,p] from 1 to 1,2"; 0.10 "Expanding ISR for partition t-p
+  //    from … to …"; 1.0-2.6 "[Partition t-p broker=N] Expanding ISR from 1 to 1,2".
+  {
+    trigger: 'Expanding ISR',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Expanding ISR (?:for partition (?:\[([^,\]]+),(\d+)\]|(\S+)) )?from ([\d,]+) to ([\d,]+)/,
+    build: (m, r, st) => {
+      const p = m[1] ? tp(m[1], m[2]) : m[3] ? splitTopicPartition(m[3]) : partitionPrefix(r.header.message)
+      if (!p) return undefined
+      st.isr.set(`${p.topic}-${p.partition}`, m[5])
+      return { name: 'isr.expand', labels: { ...p, from: m[4], to: m[5] } }
+    },
+  },
+  // 9. Kafka 2.7-2.8 "ISR updated to 1,2 and version updated to [5]", 3.x-4.x "ISR updated to 1,2
+  //    (under-min-isr) and version updated to 5": the leader's confirmation of its AlterPartition. After a
+  //    logged shrink to the same set it confirms that shrink; otherwise the ISR grew (2.7+ logs no
+  //    "Expanding ISR").
+  {
+    trigger: 'ISR updated to',
+    scope: 'message',
+    formats: KAFKA,
+    re: /ISR updated to ([\d,]+) (?:\(under-min-isr\) )?and (?:version|zkVersion) updated to/,
+    build: (m, r, st) => {
+      const p = partitionPrefix(r.header.message)
+      if (!p) return undefined
+      const key = `${p.topic}-${p.partition}`
+      const before = st.isr.get(key)
+      st.isr.set(key, m[1])
+      if (before === m[1]) return undefined
+      if (before !== undefined && m[1].split(',').length < before.split(',').length) {
+        return { name: 'isr.shrink', labels: { ...p, from: before, to: m[1] } }
+      }
+      return { name: 'isr.expand', labels: before === undefined ? { ...p, to: m[1] } : { ...p, from: before, to: m[1] } }
+    },
+  },
+  // 10. Kafka 1.1-3.x ZooKeeper-mode controller state-change log "Changed partition t-p from
+  //     OnlinePartition to OnlinePartition with state LeaderAndIsr(leader=2, …)"; 1.x wrote the state as
+  //     {"leader":2,…} and 2.x as LeaderAndIsr(leader=2, leaderEpoch=…).
+  {
+    trigger: 'Changed partition',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Changed partition (\S+) from \w+ to OnlinePartition with (?:state (?:LeaderAndIsr\(leader=|\{"leader":)|leader )(\d+)/,
+    build: (m) => {
+      const p = splitTopicPartition(m[1])
+      return p ? { name: 'leader.change', labels: { ...p, to: m[2] } } : undefined
+    },
+  },
+  // 11. Kafka 2.4-4.x state-change log on the new leader "Leader t-p [with topic id …] starts at leader
+  //     epoch E from offset …"; 1.0-2.3 Partition "t-p starts at Leader Epoch E from offset …".
+  {
+    trigger: 'starts at [Ll]eader [Ee]poch',
+    scope: 'message',
+    formats: KAFKA,
+    re: /(?:^|\] |Leader )(\S+?) (?:with topic id \S+ )?starts at [Ll]eader [Ee]poch (\d+)/,
+    build: (m, r) => {
+      if (/Follower \S+ starts/.test(r.header.message)) return undefined
+      const p = splitTopicPartition(m[1])
+      return p ? { name: 'leader.change', labels: { ...p, epoch: m[2] } } : undefined
+    },
+  },
+  // 12. Kafka 2.2-4.x Log/LocalLog "[LocalLog partition=t-p, dir=/d] Rolled new log segment at offset N in
+  //     M ms."; 0.9-2.1 "Rolled new log segment for 't-p' in M ms.".
+  {
+    trigger: 'Rolled new log segment',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Rolled new log segment (?:for '([^']+)'|at offset \d+)/,
+    build: (m, r) => {
+      const p = m[1] ? splitTopicPartition(m[1]) : splitTopicPartition(/partition=([^,\]]+)/.exec(r.header.message)?.[1] ?? '')
+      return p ? { name: 'log.segment_roll', labels: p } : { name: 'log.segment_roll' }
+    },
+  },
+  // 13. Kafka 1.0-4.x LogDirFailureChannel logs the failing operation "Error while appending records to
+  //     t-p in dir /d" (seed 001, 3.6 UnifiedLog/LocalLog), "Error while rolling log segment for t-p in
+  //     dir /d", … at ERROR before the dir goes offline.
+  {
+    trigger: 'LogDirFailureChannel',
+    scope: 'message',
+    formats: KAFKA,
+    re: /^Error while .* in (?:log )?dir \S+/,
+    build: (_m, r) => {
+      if (!r.header.logger?.endsWith('LogDirFailureChannel')) return undefined
+      const dir = dirOf(r.header.message)
+      const topic = topicOfDirError(r.header.message)
+      const labels: Record<string, string> = {}
+      if (dir) labels.dir = dir
+      if (topic) labels.topic = splitTopicPartition(topic)?.topic ?? topic
+      return { name: 'log.dir_failure', labels }
+    },
+  },
+  // 14. Kafka 1.0-4.x ReplicaManager "Halting broker because dir /d is offline"; LogManager "Shutdown broker
+  //     because all log dirs in /d1, /d2 have failed".
+  {
+    trigger: 'Halting broker because dir|Shutdown broker because all log dirs',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Halting broker because dir (\S+) is offline|Shutdown broker because all log dirs in (.+) have failed/,
+    build: (m) => ({ name: 'log.dir_failure', labels: { dir: m[1] ?? m[2] } }),
+  },
+  // 15. JDK 8-21 FileChannelImpl.map "java.io.IOException: Map failed" inside the stack of a Kafka index
+  //     mmap (seed 001, Kafka 3.6 on JDK 11).
+  {
+    trigger: 'IOException: Map failed',
+    scope: 'record',
+    formats: KAFKA,
+    re: /java\.io\.IOException: Map failed/,
+    build: (_m, r) => {
+      const labels: Record<string, string> = {}
+      const dir = dirOf(r.header.message)
+      const topic = topicOfDirError(r.header.message)
+      if (dir) labels.dir = dir
+      if (topic) labels.topic = splitTopicPartition(topic)?.topic ?? topic
+      return { name: 'log.map_failed', labels }
+    },
+  },
+  // 16. JDK 8-21 "java.lang.OutOfMemoryError: Java heap space" (seed 002, Kafka 1.0.1 on JDK 8), "…: Map
+  //     failed" (seed 001 `Caused by:`), "Direct buffer memory", "Metaspace", "unable to create new native
+  //     thread" (JDK 8-17) / "unable to create native thread" (JDK 19+).
+  {
+    trigger: 'OutOfMemoryError',
+    scope: 'record',
+    formats: ANY,
+    re: /java\.lang\.OutOfMemoryError: ?(Java heap space|GC overhead limit exceeded|Map failed|Direct buffer memory|Metaspace|Compressed class space|unable to create (?:new )?native thread)/,
+    build: (m) => ({ name: 'jvm.oom', labels: { kind: OOM_KINDS[m[1]] } }),
+  },
+  // 17. EMFILE as the JDK words it from the C library: "Too many open files" (seed 001), and the zh_CN
+  //     glibc translation "打开的文件过多" that a broker under a Chinese locale logs.
+  {
+    trigger: 'Too many open files|打开的文件过多',
+    scope: 'record',
+    formats: ANY,
+    re: /Too many open files|打开的文件过多/,
+    build: () => ({ name: 'fd.exhausted' }),
+  },
+  // 18. ENOSPC as the JDK words it: "java.io.IOException: No space left on device".
+  {
+    trigger: 'No space left on device',
+    scope: 'record',
+    formats: KAFKA,
+    re: /No space left on device/,
+    build: (_m, r) => {
+      const dir = dirOf(r.header.message)
+      return dir ? { name: 'disk.full', labels: { dir } } : { name: 'disk.full' }
+    },
+  },
+  // 19. Kafka 1.0-4.x KafkaApis error through FileRecords/AbstractRecords.downConvert (seed 002, Kafka 1.0.1,
+  //     KAFKA-6709): the request names the topic as `topic=t`.
+  {
+    trigger: '\\.downConvert\\(',
+    scope: 'record',
+    formats: KAFKA,
+    re: /\.downConvert\(/,
+    build: (_m, r) => {
+      const topic = /\btopic=([^,}\s]+)/.exec(r.header.message)?.[1]
+      return topic ? { name: 'fetch.down_conversion_error', labels: { topic } } : { name: 'fetch.down_conversion_error' }
+    },
+  },
+  // 20. Kafka 0.9-0.10 GroupCoordinator "Preparing to restabilize group g with old generation N"; 1.0-1.1
+  //     "Preparing to rebalance group g with old generation N (__consumer_offsets-P)"; 2.0-3.x adds "in state
+  //     S"; 2.4+ appends "(reason: …)".
+  {
+    trigger: 'Preparing to re(?:balance|stabilize) group',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Preparing to re(?:balance|stabilize) group (\S+) (?:in state \w+ )?with old generation (\d+)/,
+    build: (m) => ({ name: 'group.rebalance', labels: { group: m[1], generation: m[2] } }),
+  },
+  // 21. Kafka 0.9-0.10 GroupCoordinator (TRACE) "Member m in group g has failed"; 1.0-3.x (INFO) "…has failed,
+  //     removing it from the group".
+  {
+    trigger: 'has failed',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Member (\S+) in group (\S+) has failed/,
+    build: (m) => ({ name: 'group.member_failed', labels: { group: m[2], member: m[1] } }),
+  },
+  // 22. Kafka 0.9-3.x GroupCoordinator "Stabilized group g generation N" (1.0+ adds "(__consumer_offsets-P)").
+  {
+    trigger: 'Stabilized group',
+    scope: 'message',
+    formats: KAFKA,
+    re: /Stabilized group (\S+) generation (\d+)/,
+    build: (m) => ({ name: 'group.stable', labels: { group: m[1], generation: m[2] } }),
+  },
+  // 23. Kafka 0.10.x KafkaServer "[Kafka Server N], started"; 1.0-3.x "[KafkaServer id=N] started";
+  //     KafkaRaftServer 2.8-4.x "Kafka Server started".
+  {
+    trigger: 'started',
+    scope: 'message',
+    formats: KAFKA,
+    re: /^(?:\[Kafka Server \d+\], |\[KafkaServer id=\d+\] )started$|^Kafka Server started$/,
+    build: () => ({ name: 'broker.start' }),
+  },
+  // 24. Kafka 0.10.x "[Kafka Server N], shutting down"; 1.0-3.x "[KafkaServer id=N] shutting down";
+  //     2.8-4.x "[BrokerServer id=N] shutting down".
+  {
+    trigger: 'shutting down',
+    scope: 'message',
+    formats: KAFKA,
+    re: /^(?:\[Kafka Server \d+\], |\[(?:KafkaServer|BrokerServer) id=\d+\] )shutting down$/,
+    build: () => ({ name: 'broker.shutdown' }),
+  },
+  // 25. Kafka 0.10-2.0 AppInfoParser "Kafka version : 0.10.2.1"; 2.1+ "Kafka version: 3.7.0". Logged once
+  //     per client instance inside the broker too, so only a change is a signal.
+  {
+    trigger: 'Kafka version ?:',
+    scope: 'message',
+    formats: KAFKA,
+    re: /^Kafka version ?: ?(\d+\.\d+[\w.-]*)/,
+    build: (m, _r, st) => {
+      const v = encodeVersion(m[1])
+      if (v === undefined || st.version === m[1]) return undefined
+      st.version = m[1]
+      return { name: 'broker.version', value: v, labels: { version: m[1] } }
+    },
+  },
+  // 26. Producer side: 0.10-2.5 "NotLeaderForPartitionException: This server is not the leader for that
+  //     topic-partition." (seed 000) and Sender "… on topic-partition t-p, retrying (N attempts left).
+  //     Error: NOT_LEADER_FOR_PARTITION"; 2.6+ NOT_LEADER_OR_FOLLOWER / NotLeaderOrFollowerException and
+  //     "Received invalid metadata error in produce request on partition t-p due to …".
+  {
+    trigger: 'NotLeaderForPartition|NOT_LEADER_FOR_PARTITION|NOT_LEADER_OR_FOLLOWER|NotLeaderOrFollower',
+    scope: 'message',
+    formats: CLIENT,
+    re: /NotLeaderForPartition|NOT_LEADER_FOR_PARTITION|NOT_LEADER_OR_FOLLOWER|NotLeaderOrFollower/,
+    build: (_m, r) => {
+      const p = /on (?:topic-)?partition (\S+?)(?:,| due| |$)/.exec(r.header.message)
+      const labels = p ? splitTopicPartition(p[1]) : undefined
+      return labels ? { name: 'client.not_leader', labels } : { name: 'client.not_leader' }
+    },
+  },
+  // 27. kafka-producer-perf-test (ProducerPerformance) 0.10-4.x progress line every 5 s: "599506 records
+  //     sent, 119901.2 records/sec (117.09 MB/sec), 4.8 ms avg latency, 147.0 max latency." (0.10-2.x, seed
+  //     000) / "… 147.0 ms max latency." (3.x).
+  {
+    trigger: 'records sent, ',
+    scope: 'message',
+    formats: CLIENT,
+    re: /^\d+ records sent, ([\d.]+) records\/sec \([\d.]+ MB\/sec\), [\d.]+ ms avg latency, ([\d.]+) (?:ms )?max latency/,
+    build: (m) => [
+      { name: 'producer.throughput', value: Number(m[1]) },
+      { name: 'producer.max_latency', value: Number(m[2]) },
+    ],
+  },
+  // 28. JDK 8 -XX:+PrintGCApplicationStoppedTime and JDK 9-12 -Xlog:safepoint (runtimeService.cpp)
+  //     "Total time for which application threads were stopped: 3.3021375 seconds, Stopping threads took:
+  //     3.3018193 seconds" (seed 000, OpenJDK 1.8.0_181).
+  {
+    trigger: 'Total time for which application threads were stopped',
+    scope: 'message',
+    formats: GC,
+    re: /Total time for which application threads were stopped: ([\d.,]+) seconds(?:, Stopping threads took: ([\d.,]+) seconds)?/,
+    build: (m) => {
+      const out: Draft[] = [{ name: 'safepoint.total', value: secs(m[1]) }]
+      if (m[2]) out.push({ name: 'safepoint.sync', value: secs(m[2]) })
+      return out
+    },
+  },
+  // 29. JDK 13-16 -Xlog:safepoint (safepoint.cpp SafepointTracing::end) "Safepoint "op", Time since last: N
+  //     ns, Reaching safepoint: N ns, At safepoint: N ns, Total: N ns"; JDK 17-20 add "Cleanup: N ns", JDK 21
+  //     "Leaving safepoint: N ns", JDK 25 drops Cleanup and appends ", Threads: …".
+  {
+    trigger: 'Reaching safepoint: ',
+    scope: 'message',
+    formats: GC,
+    re: /Safepoint "([^"]*)", Time since last: \d+ ns, Reaching safepoint: (\d+) ns,(?: Cleanup: \d+ ns,)? At safepoint: \d+ ns,(?: Leaving safepoint: \d+ ns,)? Total: (\d+) ns/,
+    build: (m) => [
+      { name: 'safepoint.sync', value: Number(m[2]) / 1e6, labels: { operation: m[1] } },
+      { name: 'safepoint.total', value: Number(m[3]) / 1e6, labels: { operation: m[1] } },
+    ],
+  },
+  // 30. JDK 8 -XX:+PrintSafepointStatistics row "488.188: no vm operation [ 73 1 1 ] [ 1 0 3301 0 0 ] 1"
+  //     (seed 000): columns spin, block, sync, cleanup, vmop in ms.
+  {
+    trigger: '\\[\\s*\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s*\\]',
+    scope: 'message',
+    formats: GC,
+    re: /^(.+?)\s+\[\s*\d+\s+\d+\s+\d+\s*\]\s+\[\s*\d+\s+\d+\s+(\d+)\s+\d+\s+\d+\s*\]/,
+    build: (m) => ({ name: 'safepoint.sync', value: Number(m[2]), labels: { operation: m[1].trim() } }),
+  },
+  // 31. JDK 9+ unified -Xlog:gc "GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(256M) 3.456ms"
+  //     (JDK 10+ G1 subtypes Normal / Concurrent Start / Prepare Mixed / Mixed; JDK 9 "Pause Young (G1
+  //     Evacuation Pause)", "Pause Initial Mark", "Pause Remark", "Pause Cleanup", "Pause Full (System.gc())";
+  //     Parallel and Serial "Pause Young (Allocation Failure)").
+  {
+    trigger: 'GC\\(\\d+\\) Pause ',
+    scope: 'message',
+    formats: GC,
+    re: /GC\(\d+\) Pause (Young|Full|Remark|Cleanup|Initial Mark|Mixed)((?: \((?:[^()]|\(\))*\))*) (\d+(?:\.\d+)?[BKMGT])->(\d+(?:\.\d+)?[BKMGT])\((\d+(?:\.\d+)?[BKMGT])\) ([\d.]+)ms/,
+    build: (m, r) => {
+      const groups = [...m[2].matchAll(/\(((?:[^()]|\(\))*)\)/g)].map((g) => g[1])
+      const subtype = groups.find((g) => g in GC_PAUSE_KINDS)
+      const cause = groups.filter((g) => !(g in GC_PAUSE_KINDS)).pop()
+      const kind = GC_PAUSE_KINDS[subtype ?? m[1]] ?? 'young'
+      const labels: Record<string, string> = { kind }
+      if (cause) labels.cause = cause
+      const collector = /G1/.test(m[2]) ? 'G1' : undefined
+      if (collector) labels.collector = collector
+      void r
+      return [
+        { name: 'gc.pause', value: Number(m[6]), labels },
+        { name: 'heap.after_gc', value: jvmSize(m[4]), labels: { kind } },
+        { name: 'heap.max', value: jvmSize(m[5]) },
+      ]
+    },
+  },
+  // 32. JDK 7-8 -XX:+PrintGC(Details) pause records: G1 "[GC pause (G1 Evacuation Pause) (young), 0.0116306
+  //     secs]" with the heap on a later "[Eden: … Heap: 204.0M(4096.0M)->65.2M(4096.0M)]" line, "(mixed)",
+  //     "[GC remark …", "[GC cleanup …"; Parallel "[GC (Allocation Failure) [PSYoungGen: …] 5350K->1047K(…),
+  //     0.0007776 secs]" and "[Full GC (Ergonomics) [PSYoungGen: …] [ParOldGen: …] …"; CMS "[GC (Allocation
+  //     Failure) … [ParNew: …] …", "[GC (CMS Initial Mark) …", "[GC (CMS Final Remark) …"; G1 "[Full GC
+  //     (Allocation Failure)  18M->18M(20M), 0.0719656 secs]".
+  {
+    trigger: '\\[(?:GC|Full GC)[ (]',
+    scope: 'message',
+    formats: GC,
+    re: /^\[(Full GC|GC)(?: pause)? ?(?:\(([^()]*(?:\(\))?[^()]*)\))?(?: \((young|mixed)\))?(?: \(initial-mark\))?/,
+    build: (m, r) => jdk8Pause(m, r),
+  },
+]
+
+const secs = (t: string) => Math.round(Number(t.replace(',', '.')) * 1e6) / 1e3
+
+const NAMED_BRACKETS = /\[(?:PSYoungGen|ParOldGen|PSOldGen|PSPermGen|Metaspace|ParNew|DefNew|Tenured|CMS|Perm|Times|YG occupancy|Rescan[^\]]*|weak refs processing|class unloading|scrub symbol table|scrub string table|1 CMS-initial-mark|1 CMS-remark|GC ref-proc)[^[\]]*(?:\[[^\]]*\][^[\]]*)*\]/g
+const HEAP_RE = /(\d+(?:\.\d+)?[BKMGT])(?:\([\d.]+[BKMGT]\))?->(\d+(?:\.\d+)?[BKMGT])\((\d+(?:\.\d+)?[BKMGT])\)/
+const G1_HEAP_RE = /Heap: [\d.]+[BKMGT]\([\d.]+[BKMGT]\)->([\d.]+[BKMGT])\(([\d.]+[BKMGT])\)/
+
+function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
+  const msg = r.header.message
+  const full = m[1] === 'Full GC'
+  const g1 = /^\[GC pause/.test(msg) || /^\[GC (?:remark|cleanup)/.test(msg)
+  const cause = m[2]
+  let kind = full ? 'full' : m[3] === 'mixed' ? 'mixed' : 'young'
+  if (/^\[GC remark/.test(msg) || cause === 'CMS Final Remark') kind = 'remark'
+  else if (/^\[GC cleanup/.test(msg)) kind = 'cleanup'
+  else if (cause === 'CMS Initial Mark') kind = 'initial-mark'
+  const stripped = msg.replace(NAMED_BRACKETS, '')
+  const durations = [...stripped.matchAll(/([\d.,]+) secs\]/g)]
+  let pauseMs = durations.length ? secs(durations[durations.length - 1][1]) : undefined
+  let heap = HEAP_RE.exec(stripped)
+  let afterGc: number | undefined
+  let max: number | undefined
+  if (heap) {
+    afterGc = jvmSize(heap[2])
+    max = jvmSize(heap[3])
+  }
+  for (let i = 1; i < r.lines.length && (afterGc === undefined || pauseMs === undefined); i++) {
+    const g = G1_HEAP_RE.exec(r.lines[i])
+    if (g && afterGc === undefined) {
+      afterGc = jvmSize(g[1])
+      max = jvmSize(g[2])
+    }
+    if (pauseMs === undefined) {
+      const d = /, ([\d.,]+) secs\]/.exec(r.lines[i])
+      if (d) pauseMs = secs(d[1])
+    }
+    heap = null
+  }
+  if (pauseMs === undefined) return undefined
+  const labels: Record<string, string> = { kind }
+  if (cause) labels.cause = cause
+  const collector = g1 ? 'G1' : /PSYoungGen|ParOldGen/.test(msg) ? 'Parallel' : /ParNew|CMS/.test(msg) || kind === 'initial-mark' ? 'CMS' : undefined
+  if (collector) labels.collector = collector
+  const out: Draft[] = [{ name: 'gc.pause', value: pauseMs, labels }]
+  if (afterGc !== undefined) out.push({ name: 'heap.after_gc', value: afterGc, labels: { kind } })
+  if (max !== undefined) out.push({ name: 'heap.max', value: max })
+  return out
+}
+
+/** The broker a line names itself (`[KafkaApi-1001]`, `broker=1001`, `on broker 1001:`, `[KafkaServer id=1]`). */
+export function brokerNamedIn(message: string): string | undefined {
+  const m =
+    /\[KafkaApi-(\d+)\]|\[GroupCoordinator (\d+)\]|\[Kafka Server (\d+)\]|\bbroker=(\d+)|\[(?:KafkaServer|BrokerServer|Broker|KafkaRaftServer|ReplicaManager broker|BrokerLifecycleManager) (?:id|nodeId)?=?(\d+)|on broker (\d+):/.exec(
+      message,
+    )
+  if (!m) return undefined
+  for (let i = 1; i < m.length; i++) if (m[i] !== undefined) return m[i]
+  return undefined
+}
+
+/** Matchers that apply to a format, and one prefilter regex per scope built from their triggers. */
+export type MatcherSet = {
+  message: readonly Matcher[]
+  record: readonly Matcher[]
+  /** Matches any line that may yield a signal. */
+  trigger: RegExp
+  /** Matches a continuation line that a record-scope matcher may want. */
+  recordTrigger: RegExp
+}
+
+/** Builds the matcher set for one file format; done once per file. */
+export function matchersFor(format: LogFormat): MatcherSet {
+  const rows = MATCHERS.filter((m) => m.formats.includes(format))
+  const message = rows.filter((m) => m.scope === 'message')
+  const record = rows.filter((m) => m.scope === 'record')
+  return {
+    message,
+    record,
+    trigger: new RegExp(rows.map((m) => m.trigger).join('|'), 'g'),
+    recordTrigger: new RegExp(record.map((m) => m.trigger).join('|') || '(?!)'),
+  }
+}

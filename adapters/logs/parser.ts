@@ -1,0 +1,374 @@
+import type { Signal } from '../../signals/signal.js'
+import { detectFormat, detectLayout, detectWrapper, isHeaderAt, readHeader, readJvmHeader, unwrapLine } from './layout.js'
+import { brokerNamedIn, matchersFor, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
+import { resolveZone, type ZoneOffset } from './timestamp.js'
+import { emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type ParseStats, type WrapperName } from './types.js'
+
+/**
+ * The log pipeline: detect the file's layout and format, assemble multi-line records, run the
+ * matcher table, and turn drafts into Signals with time, broker and evidence. Replay and tailing both
+ * feed text through one LogParser, so a line means the same thing whichever way it arrives.
+ *
+ * Speed comes from never looking at most lines: one prefilter regex (the union of the matchers'
+ * triggers) runs over the whole chunk; only the records around its hits are read.
+ */
+
+/** Tuning; the defaults suit Kafka's own logs. */
+export type ParserLimits = {
+  /** Longer lines are cut to this many characters and counted as `line-too-long`. */
+  maxLineChars: number
+  /** A record (first line plus stack trace) is cut after this many lines. */
+  maxRecordLines: number
+  /** Lines read to detect layout and format. */
+  sampleLines: number
+}
+
+const DEFAULT_LIMITS: ParserLimits = { maxLineChars: 64 * 1024, maxRecordLines: 400, sampleLines: 200 }
+
+/** kafka-producer-perf-test prints a progress line every 5000 ms (ProducerPerformance Stats reportingInterval). */
+const PERF_REPORT_INTERVAL_MS = 5000
+
+/** A stateful parser for one file; feed it whole lines in order. */
+export class LogParser {
+  readonly stats: ParseStats = emptyStats()
+  format: LogFormat | undefined
+  layout: LayoutName | undefined
+  wrapper: WrapperName | undefined
+  private readonly cfg: LogSourceConfig
+  private readonly limits: ParserLimits
+  private readonly zone: ZoneOffset
+  private set: MatcherSet | undefined
+  private readonly state: MatchState = newMatchState()
+  private anchor: number | undefined
+  private carry = ''
+  private carryLine = 1
+  private detected = false
+  private unknown = false
+  private progress = 0
+  private partial = ''
+
+  constructor(cfg: LogSourceConfig, limits: Partial<ParserLimits> = {}) {
+    this.cfg = cfg
+    this.limits = { ...DEFAULT_LIMITS, ...limits }
+    const zone = resolveZone(cfg.timeZone)
+    if (!zone) throw new Error(`unknown time zone '${cfg.timeZone}' for ${cfg.path}`)
+    this.zone = zone
+    this.anchor = cfg.jvmStart
+    this.format = cfg.format
+    this.layout = cfg.layout
+  }
+
+  /** True while a record (or undetected head of file) waits for more lines; the tailer flushes it on a timeout. */
+  hasPending(): boolean {
+    return this.carry !== '' || this.partial !== ''
+  }
+
+  /**
+   * Feeds text made of whole lines (each ending in "\n"; with `final` the last may lack it). Returns the
+   * signals of every record known to be complete.
+   */
+  push(text: string, final = false): Signal[] {
+    if (this.wrapper !== undefined || !this.detected) {
+      if (!this.detected) {
+        const s = this.carry + text
+        const lines = s.split('\n', this.limits.sampleLines + 1)
+        if (!final && lines.length <= this.limits.sampleLines && this.cfg.format === undefined) {
+          this.carry = s
+          return []
+        }
+        this.carry = ''
+        this.detect(lines.slice(0, this.limits.sampleLines))
+        return this.push(s, final)
+      }
+      text = this.unwrap(text, final)
+    }
+    const s = this.carry + text
+    const base = this.carryLine
+    this.carry = ''
+    if (this.unknown) {
+      const n = countLines(s, final)
+      this.stats.lines += n
+      this.stats.unparsed['unknown-format'] += n
+      this.carryLine = base + n
+      return []
+    }
+    return this.scan(s, base, final)
+  }
+
+  /** Flushes whatever is pending as complete (end of file, or the tailer's idle timeout). */
+  end(): Signal[] {
+    const partial = this.partial
+    this.partial = ''
+    return this.push(partial, true)
+  }
+
+  private detect(sample: string[]): void {
+    this.detected = true
+    this.wrapper = detectWrapper(sample)
+    let lines = sample
+    if (this.wrapper) lines = sample.map((l) => unwrapLine(l, this.wrapper!)?.inner ?? l)
+    if (this.layout === undefined) this.layout = detectLayout(lines)
+    if (this.format === undefined) this.format = detectFormat(lines, this.layout)
+    if (this.format === undefined) {
+      this.unknown = true
+      return
+    }
+    if (this.format === 'gc' && this.layout === 'none') this.layout = 'jvm'
+    this.set = matchersFor(this.format)
+    if (this.format === 'gc' && this.anchor === undefined) {
+      for (const l of lines) {
+        const h = readJvmHeader(l, this.zone)
+        if (h?.at !== undefined && h.uptimeMs !== undefined) {
+          this.anchor = h.at - h.uptimeMs
+          break
+        }
+      }
+    }
+  }
+
+  /** Removes container wrappers, joining CRI/json-file partial pieces; keeps one output line per input line. */
+  private unwrap(text: string, final: boolean): string {
+    const w = this.wrapper
+    if (w === undefined || text === '') return text
+    const lines = text.split('\n')
+    const last = lines.pop() ?? ''
+    if (last !== '') lines.push(last)
+    const out: string[] = []
+    for (const line of lines) {
+      const u = unwrapLine(line, w)
+      if (!u) {
+        out.push(line)
+        continue
+      }
+      if (u.partial) {
+        this.partial += u.inner
+        out.push('')
+      } else {
+        out.push(this.partial + u.inner)
+        this.partial = ''
+      }
+    }
+    if (final && this.partial !== '') {
+      out[out.length - 1] = this.partial
+      this.partial = ''
+    }
+    return out.join('\n') + (last === '' || !final ? '\n' : '')
+  }
+
+  private scan(s: string, base: number, final: boolean): Signal[] {
+    const layout = this.layout as LayoutName
+    const set = this.set as MatcherSet
+    const out: Signal[] = []
+    let limit = s.length
+    if (!final) {
+      limit = lastHeaderStart(s, layout, this.limits.maxRecordLines)
+      if (limit < 0) limit = s.length
+    }
+    let pos = 0
+    let line = base
+    let floor = 0
+    const maxLine = this.limits.maxLineChars
+    const advance = (to: number) => {
+      while (pos < to) {
+        const nl = s.indexOf('\n', pos)
+        const end = nl < 0 || nl >= to ? to : nl
+        if (end - pos > maxLine) this.stats.unparsed['line-too-long']++
+        if (nl < 0 || nl >= to) {
+          if (to === s.length && end > pos) line++
+          pos = to
+          break
+        }
+        pos = nl + 1
+        line++
+      }
+    }
+    const re = set.trigger
+    re.lastIndex = 0
+    for (;;) {
+      const m = re.exec(s)
+      if (!m || m.index >= limit) break
+      const ls = m.index === 0 ? 0 : s.lastIndexOf('\n', m.index - 1) + 1
+      if (ls < pos) {
+        re.lastIndex = lineEnd(s, m.index) + 1
+        continue
+      }
+      advance(ls)
+      const le = lineEnd(s, ls)
+      if (s.charCodeAt(m.index) === 0xfffd || s.lastIndexOf('\ufffd', le) >= ls) {
+        re.lastIndex = le + 1
+        continue
+      }
+      let start = ls
+      let startLine = line
+      if (!isHeaderAt(s, ls, layout)) {
+        const hs = set.recordTrigger.test(s.slice(ls, Math.min(le, ls + maxLine)))
+          ? headerBefore(s, ls, floor, layout, this.limits.maxRecordLines)
+          : -1
+        if (hs < 0) {
+          this.stats.unparsed['no-layout']++
+          re.lastIndex = le + 1
+          continue
+        }
+        startLine = line - countNewlines(s, hs, ls)
+        start = hs
+      }
+      const end = recordEnd(s, start, layout, this.limits.maxRecordLines, limit)
+      this.emit(s.slice(start, end), startLine, out)
+      advance(end)
+      floor = end
+      re.lastIndex = end
+    }
+    advance(limit)
+    this.countInvalid(s, limit)
+    this.stats.lines += line - base
+    this.carry = s.slice(limit)
+    this.carryLine = line
+    return out
+  }
+
+  private countInvalid(s: string, limit: number): void {
+    let p = s.indexOf('\ufffd')
+    let lastLine = -1
+    while (p >= 0 && p < limit) {
+      const ls = s.lastIndexOf('\n', p) + 1
+      if (ls !== lastLine) this.stats.unparsed['invalid-utf8']++
+      lastLine = ls
+      p = s.indexOf('\ufffd', p + 1)
+    }
+  }
+
+  private emit(text: string, lineNo: number, out: Signal[]): void {
+    const maxLine = this.limits.maxLineChars
+    let lines = text.split('\n')
+    if (lines[lines.length - 1] === '') lines.pop()
+    lines = lines.map((l) => (l.length > maxLine ? l.slice(0, maxLine) : l.endsWith('\r') ? l.slice(0, -1) : l))
+    const layout = this.layout as LayoutName
+    const header = readHeader(lines[0], layout, this.zone, this.anchor)
+    if (!header) {
+      this.stats.unparsed['no-layout']++
+      return
+    }
+    if (this.format === 'gc' && this.cfg.jvmStart === undefined && header.at !== undefined && header.uptimeMs !== undefined) {
+      this.anchor = header.at - header.uptimeMs
+    }
+    let at = header.at
+    if (at === undefined && layout === 'none') {
+      if (/^\d+ records sent, /.test(header.message)) this.progress++
+      if (this.cfg.start !== undefined) at = this.cfg.start + PERF_REPORT_INTERVAL_MS * this.progress
+    }
+    this.stats.records++
+    const rec: LogRecord = { header, lines }
+    const drafts = this.match(rec, at)
+    if (drafts.length === 0) return
+    if (at === undefined) {
+      this.stats.unparsed['no-timestamp']++
+      return
+    }
+    const named = this.cfg.broker === undefined && this.format !== 'client' ? brokerNamedIn(header.message) : undefined
+    for (const d of drafts) {
+      const sig: Signal = { name: d.name, at, cluster: this.cfg.cluster, source: `log:${this.cfg.path}:${lineNo}` }
+      const broker = d.broker ?? this.cfg.broker ?? named
+      if (broker !== undefined) sig.broker = broker
+      if (d.value !== undefined) sig.value = d.value
+      if (d.labels && Object.keys(d.labels).length > 0) sig.labels = d.labels
+      sig.text = d.line ? `${lines[0]}\n${lines[d.line].trim()}` : lines[0]
+      out.push(sig)
+    }
+    this.stats.signals += drafts.length
+  }
+
+  private match(rec: LogRecord, at: number | undefined): Draft[] {
+    const set = this.set as MatcherSet
+    const drafts: Draft[] = []
+    const add = (r: Draft[] | Draft | undefined, line: number) => {
+      if (!r) return
+      for (const d of Array.isArray(r) ? r : [r]) drafts.push(line > 0 && d.line === undefined ? { ...d, line } : d)
+    }
+    const msg = rec.header.message
+    for (const mt of set.message) {
+      const m = mt.re.exec(msg)
+      if (m) add(mt.build(m, rec, this.state, at), 0)
+    }
+    for (const mt of set.record) {
+      for (let i = 0; i < rec.lines.length; i++) {
+        const m = mt.re.exec(i === 0 ? msg : rec.lines[i])
+        if (m) {
+          add(mt.build(m, rec, this.state, at), i)
+          break
+        }
+      }
+    }
+    return drafts
+  }
+}
+
+function lineEnd(s: string, from: number): number {
+  const nl = s.indexOf('\n', from)
+  return nl < 0 ? s.length : nl
+}
+
+function countNewlines(s: string, from: number, to: number): number {
+  let n = 0
+  let p = s.indexOf('\n', from)
+  while (p >= 0 && p < to) {
+    n++
+    p = s.indexOf('\n', p + 1)
+  }
+  return n
+}
+
+function countLines(s: string, final: boolean): number {
+  if (s === '') return 0
+  const n = countNewlines(s, 0, s.length)
+  return final && !s.endsWith('\n') ? n + 1 : n
+}
+
+/** Start of the last line that opens a record (searching at most `max` lines back), or -1. */
+function lastHeaderStart(s: string, layout: LayoutName, max: number): number {
+  let p = s.endsWith('\n') ? s.length - 1 : s.length
+  for (let k = 0; k <= max && p > 0; k++) {
+    const ls = s.lastIndexOf('\n', p - 1) + 1
+    if (isHeaderAt(s, ls, layout)) return ls
+    if (ls === 0) return -1
+    p = ls - 1
+  }
+  return -1
+}
+
+/** Start of the record line before `ls` (a continuation line), not before `floor`; -1 when none. */
+function headerBefore(s: string, ls: number, floor: number, layout: LayoutName, max: number): number {
+  let p = ls
+  for (let k = 0; k < max && p > floor; k++) {
+    const prev = s.lastIndexOf('\n', p - 2) + 1
+    if (prev < floor) return -1
+    if (isHeaderAt(s, prev, layout)) return prev
+    p = prev
+  }
+  return -1
+}
+
+/** End (exclusive, after its newline) of the record starting at `start`: up to the next record's first line. */
+function recordEnd(s: string, start: number, layout: LayoutName, max: number, limit: number): number {
+  let p = lineEnd(s, start) + 1
+  for (let k = 1; k < max && p < limit; k++) {
+    if (isHeaderAt(s, p, layout)) return p
+    p = lineEnd(s, p) + 1
+  }
+  return Math.min(p, s.length)
+}
+
+/** The outcome of parsing a whole text. */
+export type ParseResult = { signals: Signal[]; stats: ParseStats; format?: LogFormat; layout?: LayoutName }
+
+/** Parses a whole log held in memory (replay of a small file, tests). */
+export function parseLogText(text: string, cfg: LogSourceConfig): ParseResult {
+  const p = new LogParser(cfg)
+  const signals = p.push(text, true)
+  p.stats.bytes += Buffer.byteLength(text)
+  return { signals, stats: p.stats, format: p.format, layout: p.layout }
+}
+
+/** Parses lines already split (e.g. from a signals topic); same as parseLogText on their join. */
+export function parseLogLines(lines: readonly string[], cfg: LogSourceConfig): ParseResult {
+  return parseLogText(lines.join('\n'), cfg)
+}
