@@ -47,5 +47,5 @@ export async function runCommand(ctx: BotContext, req: CommandRequest): Promise<
 /** The reply for a failed command or click: only the asker sees it. */
 export function errorMessage(err: unknown, ctx: Pick<BotContext, 'log'>): BotMessage {
   const { text } = userFacingError(err, ctx.log)
-  return textMessage(`:warning: ${text}`, 'ephemeral')
+  return { ...textMessage(`:warning: ${text}`, 'ephemeral'), isError: true }
 }

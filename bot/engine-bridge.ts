@@ -6,6 +6,7 @@ import type { Store } from '../engine/store/store.js'
 import { parseSignalsJsonl } from '../signals/jsonl.js'
 import type { Signal } from '../signals/signal.js'
 import type { KafkaAdminOps } from '../adapters/admin/ops.js'
+import { loadRules } from '../cli/load-rules.js'
 
 /**
  * The bot's only doorway into the engine, the rule loader, the incident reader and the kafkajs
@@ -21,7 +22,6 @@ export type RuleSet = { rules: Rule[]; sourceOf(rule: Rule): string | undefined;
 
 // Module paths held in variables: these modules are optional at type-check time for bot/.
 const DIAGNOSE_MODULE = '../engine/diagnose.js'
-const LOAD_RULES_MODULE = '../cli/load-rules.js'
 const INCIDENT_MODULE = '../adapters/incident.js'
 const KAFKA_ADMIN_MODULE = '../adapters/admin/kafka-admin.js'
 
@@ -31,32 +31,14 @@ export const diagnoseBroker: DiagnoseFn = async (rules, store, opts) => {
   return mod.diagnose(rules, store, opts)
 }
 
-/** Loads rule files and directories; lint problems are kept as text so `status` can report them. */
+/** Loads rule files and directories; error diagnostics are kept as text so `status` can report them. */
 export async function loadRuleSet(paths: string[]): Promise<RuleSet> {
-  const mod = (await import(LOAD_RULES_MODULE)) as {
-    loadRules(paths: string[]): Promise<{ rules: Rule[]; diagnostics: { severity: string; message: string; code: string; span?: { file: string; startLine: number } }[]; sources: unknown }>
-  }
-  const loaded = await mod.loadRules(paths)
-  const sources = toSourceMap(loaded.sources)
+  const loaded = await loadRules(paths)
   return {
     rules: loaded.rules,
-    problems: loaded.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.span ? `${d.span.file}:${d.span.startLine} ` : ''}${d.code} ${d.message}`),
-    sourceOf: (rule) => {
-      const text = sources.get(rule.span.file) ?? sources.get(rule.file)
-      return text?.slice(rule.span.startOffset, rule.span.endOffset)
-    },
+    problems: loaded.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.span.file}:${d.span.startLine} ${d.code} ${d.message}`),
+    sourceOf: (rule) => loaded.sources[rule.span.file]?.slice(rule.span.startOffset, rule.span.endOffset),
   }
-}
-
-function toSourceMap(sources: unknown): Map<string, string> {
-  if (sources instanceof Map) return sources as Map<string, string>
-  const out = new Map<string, string>()
-  if (Array.isArray(sources)) {
-    for (const s of sources as { file?: string; path?: string; text?: string }[]) if (s && typeof s.text === 'string') out.set(s.file ?? s.path ?? '', s.text)
-  } else if (sources && typeof sources === 'object') {
-    for (const [k, v] of Object.entries(sources)) if (typeof v === 'string') out.set(k, v)
-  }
-  return out
 }
 
 /**

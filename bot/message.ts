@@ -44,6 +44,8 @@ export type BotMessage = {
   replaceOriginal?: boolean
   /** Images that go with the message (the digest chart); uploaded beside it in Slack. */
   files?: { filename: string; title: string; data: Buffer }[]
+  /** True for error replies, so the console can set its exit code. */
+  isError?: boolean
 }
 
 /** Shorthand for the common one-section reply. */

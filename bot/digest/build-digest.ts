@@ -108,7 +108,8 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     }
     heapSeries.push({ name: `b${broker}`, points: bucket(heap, w, 'max') })
     urpSeries.push({ name: `b${broker}`, points: bucket(urp.filter((s) => isNumber(s.value)), w, 'max') })
-    gcSeries.push({ name: `b${broker}`, points: bucket((by.get('gc.pause') ?? []).filter((s) => isNumber(s.value)), w, 'max') })
+    const stopped = [...(by.get('gc.pause') ?? []), ...(by.get('safepoint.total') ?? []), ...(by.get('safepoint.sync') ?? [])]
+    gcSeries.push({ name: `b${broker}`, points: bucket(stopped.filter((s) => isNumber(s.value)), w, 'max') })
     smells.push(...findSmells(await store.facts(w.cluster, broker), broker))
   }
   smells.push(...findSmells(await store.facts(w.cluster), undefined))
@@ -137,7 +138,7 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     topDiagnoses: [...top.values()].sort((a, b) => b.count - a.count || b.lastAt - a.lastAt).slice(0, 10),
     chart: [
       { title: 'heap after GC', dimension: 'bytes', series: heapSeries },
-      { title: 'GC pause (max per 15m)', dimension: 'duration', series: gcSeries },
+      { title: 'JVM pauses: GC and safepoint (max)', dimension: 'duration', series: gcSeries },
       { title: 'under-replicated partitions', dimension: 'count', series: urpSeries },
     ],
     signalsSeen,

@@ -19,8 +19,10 @@ type Style = { bold(s: string): string; dim(s: string): string; width: number }
 
 function renderPart(part: MessagePart, st: Style): string[] {
   switch (part.kind) {
-    case 'header':
-      return [st.bold(part.text), '='.repeat(Math.min(st.width, part.text.length))]
+    case 'header': {
+      const text = plain(part.text)
+      return [st.bold(text), '='.repeat(Math.min(st.width, [...text].length))]
+    }
     case 'section':
       return [plain(part.text), ...(part.fields ?? []).map((f) => `  ${plain(f).replace(/\n/g, ': ')}`), '']
     case 'context':
@@ -54,6 +56,23 @@ function describeAction(action: string, value: string): string {
   }
 }
 
+/** The emoji codes the renderers use, as the characters a terminal can show. */
+const EMOJI: Record<string, string> = {
+  ':red_circle:': '🔴',
+  ':large_orange_circle:': '🟠',
+  ':large_blue_circle:': '🔵',
+  ':white_check_mark:': '✅',
+  ':warning:': '⚠️ ',
+  ':bulb:': '💡',
+  ':mute:': '🔇',
+  ':memo:': '📝',
+  ':scissors:': '✂️ ',
+  ':arrows_counterclockwise:': '🔄',
+  ':hourglass:': '⏳',
+  ':no_entry_sign:': '🚫',
+}
+
 function plain(text: string): string {
-  return stripMarkup(text).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&').replace(/```\n?/g, '').replace(/`([^`]*)`/g, '$1')
+  return stripMarkup(text)
+    .replace(/:[a-z_]+:/g, (code) => EMOJI[code] ?? code).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&').replace(/```\n?/g, '').replace(/`([^`]*)`/g, '$1')
 }

@@ -83,7 +83,12 @@ export function renderCause(c: Cause, rank: number, opts: DiagnosisRenderOptions
   if (c.evidence.length) parts.push({ kind: 'section', text: renderTimeline(c.evidence, opts) })
   if (c.advise) parts.push({ kind: 'section', text: `:bulb: ${escapeMrkdwn(c.advise)}` })
   if (c.runbook) parts.push({ kind: 'context', text: `Runbook: ${runbookLink(c.runbook)}` })
-  if (c.explainsRules.length) parts.push({ kind: 'context', text: `Also explains: ${c.explainsRules.map((r) => `\`${escapeMrkdwn(r)}\``).join(', ')}` })
+  const notes: string[] = []
+  if (c.explainsRules.length) notes.push(`Also explains: ${c.explainsRules.map((r) => `\`${escapeMrkdwn(r)}\``).join(', ')}`)
+  if (c.explainedBy?.length) notes.push(`A consequence of ${c.explainedBy.map((r) => `\`${escapeMrkdwn(r)}\``).join(', ')}`)
+  if (c.matches !== undefined && c.matches > 1) notes.push(`matched ${c.matches} times; the timeline shows the latest`)
+  if (c.consequencesOmitted) notes.push(`${c.consequencesOmitted} more consequence line${c.consequencesOmitted === 1 ? '' : 's'} left out`)
+  if (notes.length) parts.push({ kind: 'context', text: notes.join(' · ') })
   parts.push({ kind: 'actions', elements: causeButtons(c) })
   return parts
 }

@@ -1,0 +1,85 @@
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import type { KafkaAdminOps } from '../../adapters/admin/ops.js'
+import { openStore } from '../../engine/store/open-store.js'
+import type { Store } from '../../engine/store/store.js'
+import { parseBotConfig, type BotConfig } from '../config.js'
+import type { BotContext } from '../context.js'
+import { connectKafkaAdmin, diagnoseBroker, loadIncident, loadRuleSet } from '../engine-bridge.js'
+import { UserError } from '../errors.js'
+
+/**
+ * The bot without Slack: the same context the Slack app uses, over the embedded store (or Redis when
+ * REDIS_URL is set) with a recorded incident loaded, so `kafka-why console` and `kafka-why digest`
+ * show exactly what the channel would see.
+ */
+
+/** The incident replayed when none is named. */
+export const DEFAULT_INCIDENT = fileURLToPath(new URL('../../test/incidents/seed-000-stw-session-expiry', import.meta.url))
+
+/** The user and channel the console speaks as; list them under `allowed` to try changing commands. */
+export const CONSOLE_USER = 'UCONSOLE'
+export const CONSOLE_CHANNEL = 'CCONSOLE'
+
+export type ConsoleOptions = {
+  /** Incident directory to load; null for none (use what the store already holds). */
+  replay: string | null
+  configPath?: string
+  rulesPaths?: string[]
+  /** Fixed evaluation time; default the incident's last signal, else the wall clock. */
+  now?: number
+  env?: NodeJS.ProcessEnv
+  log?: BotContext['log']
+}
+
+export type ConsoleSession = { ctx: BotContext; store: Store; loaded?: { accepted: number; rejected: number }; close(): Promise<void> }
+
+/** Builds the context; the caller closes it. */
+export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession> {
+  const env = opts.env ?? process.env
+  const store = openStore(env)
+  const log = opts.log ?? { error: (...a: unknown[]) => console.error(...a), info: () => undefined, warn: (...a: unknown[]) => console.error(...a) }
+  let loaded: { accepted: number; rejected: number; lastAt?: number } | undefined
+  if (opts.replay) loaded = await loadIncident(store, opts.replay)
+
+  let config: BotConfig
+  if (opts.configPath) config = parseBotConfig(await readFile(opts.configPath, 'utf8'), opts.configPath)
+  else {
+    const clusters = [...new Set((await store.brokers()).map((b) => b.cluster))]
+    config = parseBotConfig(
+      JSON.stringify({ clusters: Object.fromEntries((clusters.length ? clusters : ['local']).map((c) => [c, { brokers: ['127.0.0.1:9092'], channel: CONSOLE_CHANNEL }])), time_zone: 'UTC' }),
+      'console defaults',
+    )
+  }
+  const rules = await loadRuleSet(opts.rulesPaths ?? config.rules)
+  const fixedNow = opts.now ?? (loaded?.lastAt !== undefined ? loaded.lastAt + 1000 : undefined)
+  const admins = new Map<string, Promise<KafkaAdminOps>>()
+  const ctx: BotContext = {
+    config,
+    store,
+    rules,
+    diagnose: diagnoseBroker,
+    now: () => fixedNow ?? Date.now(),
+    log,
+    admin: (cluster) => {
+      if (!opts.configPath) return Promise.reject(new UserError('The console has no Kafka admin connection: pass --config with a file naming the cluster\'s brokers.'))
+      const c = config.clusters.find((x) => x.name === cluster)
+      if (!c) return Promise.reject(new UserError(`Unknown cluster '${cluster}'.`))
+      let admin = admins.get(cluster)
+      if (!admin) {
+        admin = connectKafkaAdmin(cluster, c.brokers)
+        admins.set(cluster, admin)
+      }
+      return admin
+    },
+  }
+  return {
+    ctx,
+    store,
+    loaded,
+    close: async () => {
+      for (const a of admins.values()) await a.then((x) => x.close()).catch(() => undefined)
+      await store.close()
+    },
+  }
+}

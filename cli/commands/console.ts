@@ -1,0 +1,111 @@
+import { createInterface } from 'node:readline/promises'
+import { handleAction } from '../../bot/actions/handle-action.js'
+import { CONSOLE_CHANNEL, CONSOLE_USER, DEFAULT_INCIDENT, openConsole } from '../../bot/console/console-context.js'
+import { ConfigError } from '../../bot/config.js'
+import { runCommand } from '../../bot/dispatch.js'
+import type { BotMessage, Button } from '../../bot/message.js'
+import { toConsole } from '../../bot/render/console.js'
+
+const USAGE = `usage: kafka-why console [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--rules <path>]… [--now <ISO time>] [-c "<command>"]
+
+The Slack bot in a terminal: type the same commands as after /kafka (why 1, status, help, …).
+Buttons are numbered; \`click <n>\` presses one. Default incident: test/incidents/seed-000-stw-session-expiry.`
+
+/** `kafka-why console`: the bot's commands and messages over the embedded store, no Slack needed. */
+export async function run(argv: string[]): Promise<number> {
+  let replay: string | null = DEFAULT_INCIDENT
+  let configPath: string | undefined
+  const rulesPaths: string[] = []
+  let now: number | undefined
+  let oneShot: string | undefined
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const next = () => {
+      const v = argv[++i]
+      if (v === undefined) throw new ConfigError([`${a} needs a value`])
+      return v
+    }
+    try {
+      if (a === '--replay') replay = next()
+      else if (a === '--no-replay') replay = null
+      else if (a === '--config') configPath = next()
+      else if (a === '--rules') rulesPaths.push(next())
+      else if (a === '--now') {
+        const v = next()
+        now = Date.parse(v)
+        if (Number.isNaN(now)) throw new ConfigError([`--now: '${v}' is not an ISO time`])
+      } else if (a === '-c' || a === '--command') oneShot = next()
+      else if (a === '--help' || a === '-h') {
+        console.log(USAGE)
+        return 0
+      } else throw new ConfigError([`unknown option '${a}'`])
+    } catch (err) {
+      console.error(`kafka-why console: ${(err as Error).message}\n\n${USAGE}`)
+      return 2
+    }
+  }
+  let session
+  try {
+    session = await openConsole({ replay, configPath, rulesPaths: rulesPaths.length ? rulesPaths : undefined, now })
+  } catch (err) {
+    if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
+      console.error(`kafka-why console: ${(err as Error).message}`)
+      return 2
+    }
+    throw err
+  }
+  const { ctx } = session
+  const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
+  const req = { user: CONSOLE_USER, channel: CONSOLE_CHANNEL }
+  try {
+    if (oneShot !== undefined) {
+      const reply = await runCommand(ctx, { ...req, text: stripSlash(oneShot) })
+      console.log(show(reply, [], color))
+      return reply.isError ? 1 : 0
+    }
+    if (session.loaded) console.log(`Loaded ${session.loaded.accepted} signals from ${replay}${session.loaded.rejected ? ` (${session.loaded.rejected} rejected)` : ''}. Type help, or quit.`)
+    const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: '/kafka ' })
+    let buttons: Button[] = []
+    rl.prompt()
+    for await (const line of rl) {
+      const text = stripSlash(line.trim())
+      if (text === 'quit' || text === 'exit') break
+      if (text) {
+        const click = /^click\s+(\d+)$/.exec(text)
+        let reply: BotMessage
+        if (click) {
+          const b = buttons[Number(click[1]) - 1]
+          reply = b
+            ? await handleAction(ctx, { ...req, actionId: b.action, value: b.value })
+            : { text: `No button ${click[1]}.`, parts: [{ kind: 'section', text: `No button ${click[1]}; the last message had ${buttons.length}.` }], visibility: 'ephemeral', isError: true }
+        } else reply = await runCommand(ctx, { ...req, text })
+        const next: Button[] = []
+        console.log(show(reply, next, color))
+        if (next.length || !reply.isError) buttons = next
+      }
+      rl.prompt()
+    }
+    rl.close()
+    return 0
+  } finally {
+    await session.close()
+  }
+}
+
+function stripSlash(text: string): string {
+  return text.replace(/^\/kafka\b\s*/, '')
+}
+
+/** Renders a reply and numbers its buttons so `click <n>` can press them. */
+function show(reply: BotMessage, buttons: Button[], color: boolean): string {
+  const numbered: BotMessage = {
+    ...reply,
+    parts: reply.parts.map((p) =>
+      p.kind === 'actions'
+        ? { ...p, elements: p.elements.map((e) => (e.kind === 'button' ? (buttons.push(e), { ...e, label: `${buttons.length}: ${e.label}` }) : e)) }
+        : p,
+    ),
+  }
+  const files = reply.files?.length ? `\n(${reply.files.length} image${reply.files.length === 1 ? '' : 's'} attached in Slack; \`kafka-why digest --out chart.png\` writes the chart)` : ''
+  return `${toConsole(numbered, { color })}${files}\n`
+}
