@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, parseBotConfig, parseBotEnv } from '../../bot/config.js'
+
+const GOOD = `
+clusters:
+  prod-eu:
+    brokers: [kafka-1:9092, kafka-2:9092]
+    channel: C0PROD
+  staging:
+    brokers: [stage-kafka:9092]
+    channel: C0STAGE
+time_zone: Europe/Berlin
+digest: { schedule: "30 8 * * 1-5", enabled: true }
+allowed: { users: [U0ALICE, U0BOB], channels: [C0PROD] }
+risky_keys: [retention.ms, min.insync.replicas]
+audit_channel: C0AUDIT
+rules: [rules/]
+`
+
+function problems(text: string): string[] {
+  try {
+    parseBotConfig(text, 'bot.yaml')
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems
+    throw err
+  }
+  return []
+}
+
+describe('bot/config', () => {
+  it('reads a full configuration', () => {
+    const c = parseBotConfig(GOOD)
+    expect(c.clusters.map((x) => [x.name, x.channel, x.brokers.length])).toEqual([
+      ['prod-eu', 'C0PROD', 2],
+      ['staging', 'C0STAGE', 1],
+    ])
+    expect(c.timeZone).toBe('Europe/Berlin')
+    expect(c.digest).toEqual({ schedule: '30 8 * * 1-5', enabled: true })
+    expect(c.allowed.users).toEqual(['U0ALICE', 'U0BOB'])
+    expect(c.riskyKeys).toContain('retention.ms')
+    expect(c.auditChannel).toBe('C0AUDIT')
+  })
+
+  it.each([
+    ['time_zone: Mars/Olympus', 'bot.yaml: time_zone:'],
+    ['digest: { schedule: "every morning" }', 'bot.yaml: digest.schedule:'],
+    ['allowed: { users: [alice] }', 'bot.yaml: allowed.users[0]:'],
+    ['allowed: { channels: [general] }', 'bot.yaml: allowed.channels[0]:'],
+    ['risky_keys: [Retention MS]', 'bot.yaml: risky_keys[0]:'],
+    ['audit_channel: "#audit"', 'bot.yaml: audit_channel:'],
+    ['colour: blue', 'bot.yaml: colour: unknown key'],
+  ])('names the bad key for %j', (line, prefix) => {
+    const key = line.split(':')[0]
+    const re = new RegExp(`^${key}:.*$`, 'm')
+    const found = problems(re.test(GOOD) ? GOOD.replace(re, line) : `${GOOD}${line}\n`)
+    expect(found.some((p) => p.startsWith(prefix)), found.join('\n')).toBe(true)
+  })
+
+  it.each([
+    ['clusters:\n  prod:\n    brokers: [kafka-1]\n    channel: C0PROD\n', 'bot.yaml: clusters.prod.brokers[0]:'],
+    ['clusters:\n  prod:\n    brokers: [kafka-1:9092]\n    channel: general\n', 'bot.yaml: clusters.prod.channel:'],
+    ['clusters:\n  prod:\n    brokers: [kafka-1:9092]\n    channel: C0PROD\n    colour: red\n', 'bot.yaml: clusters.prod.colour: unknown key'],
+    ['time_zone: UTC\n', 'bot.yaml: clusters: required'],
+    ['clusters: [\n', 'bot.yaml: not valid YAML'],
+  ])('names the bad cluster key in %j', (text, prefix) => {
+    expect(problems(text).some((p) => p.startsWith(prefix)), problems(text).join('\n')).toBe(true)
+  })
+
+  it.each([
+    [{}, ['env SLACK_BOT_TOKEN: required (xoxb-…)', 'env SLACK_SIGNING_SECRET: required in HTTP mode']],
+    [{ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SOCKET_MODE: '1' }, ['env SLACK_APP_TOKEN: required when SLACK_SOCKET_MODE=1 (xapp-…)']],
+    [{ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PORT: 'http' }, ["env PORT: 'http' is not a port number"]],
+  ])('names missing environment variables for %j', (env, expected) => {
+    expect(() => parseBotEnv(env)).toThrow(ConfigError)
+    try {
+      parseBotEnv(env)
+    } catch (err) {
+      expect((err as ConfigError).problems).toEqual(expected)
+    }
+  })
+
+  it('chooses socket mode from the environment', () => {
+    expect(parseBotEnv({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SOCKET_MODE: 'true', SLACK_APP_TOKEN: 'xapp-1' }).mode).toBe('socket')
+    expect(parseBotEnv({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' }).mode).toBe('http')
+  })
+})

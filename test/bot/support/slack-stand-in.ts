@@ -1,0 +1,151 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { validateBlocks } from './validate-blocks.js'
+
+/**
+ * A local stand-in for slack.com/api and for response_url: records every call, validates each
+ * payload (required fields, Block Kit limits) and can answer HTTP 429 with Retry-After, so the bot's
+ * real WebClient and Bolt's `respond` are exercised over real HTTP.
+ */
+
+export type RecordedCall = { method: string; args: Record<string, any>; at: number; problems: string[]; status: number }
+
+const REQUIRED: Record<string, string[]> = {
+  'chat.postMessage': ['channel'],
+  'chat.update': ['channel', 'ts'],
+  'files.getUploadURLExternal': ['filename', 'length'],
+  'files.completeUploadExternal': ['files'],
+}
+
+export class SlackStandIn {
+  readonly calls: RecordedCall[] = []
+  readonly responses: RecordedCall[] = []
+  readonly uploads = new Map<string, Buffer>()
+  private server?: Server
+  private limited = new Map<string, { count: number; retryAfterSec: number }>()
+  private seq = 0
+  private waiters: { pred: () => boolean; resolve: () => void }[] = []
+  base = ''
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res))
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r))
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+    return this
+  }
+
+  /** The WebClient's slackApiUrl (it appends the method name). */
+  get apiUrl(): string {
+    return `${this.base}/api/`
+  }
+
+  /** A fresh response_url. */
+  responseUrl(): string {
+    return `${this.base}/respond/${++this.seq}`
+  }
+
+  /** The next `count` calls of `method` get HTTP 429 with Retry-After. */
+  rateLimit(method: string, count: number, retryAfterSec: number): void {
+    this.limited.set(method, { count, retryAfterSec })
+  }
+
+  /** Resolves once `pred` holds (checked after every request), or rejects after `timeoutMs`. */
+  waitFor(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
+    if (pred()) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const w = { pred, resolve }
+      this.waiters.push(w)
+      setTimeout(() => {
+        this.waiters = this.waiters.filter((x) => x !== w)
+        reject(new Error(`stand-in: condition not met in ${timeoutMs} ms; calls: ${this.calls.map((c) => c.method).join(', ')}; responses: ${this.responses.length}`))
+      }, timeoutMs).unref()
+    })
+  }
+
+  /** Every problem any payload had. */
+  allProblems(): string[] {
+    return [...this.calls, ...this.responses].flatMap((c) => c.problems.map((p) => `${c.method}: ${p}`))
+  }
+
+  ok(method: string): RecordedCall[] {
+    return this.calls.filter((c) => c.method === method && c.status === 200)
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()))
+  }
+
+  private async handle(req: IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
+    const chunks: Buffer[] = []
+    for await (const c of req) chunks.push(c as Buffer)
+    const body = Buffer.concat(chunks)
+    const url = new URL(req.url ?? '/', this.base)
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers })
+      res.end(JSON.stringify(payload))
+      for (const w of [...this.waiters]) if (w.pred()) {
+        this.waiters = this.waiters.filter((x) => x !== w)
+        w.resolve()
+      }
+    }
+    if (url.pathname.startsWith('/upload/')) {
+      this.uploads.set(url.pathname.slice(8), body)
+      this.calls.push({ method: 'upload', args: { id: url.pathname.slice(8), bytes: body.length }, at: Date.now(), problems: body.length ? [] : ['empty upload'], status: 200 })
+      return send(200, { ok: true })
+    }
+    const args = parseBody(req.headers['content-type'] ?? '', body)
+    if (url.pathname.startsWith('/respond/')) {
+      const problems = [...(args.blocks !== undefined ? validateBlocks(args.blocks) : []), ...(args.text || args.blocks ? [] : ['respond: text or blocks required'])]
+      this.responses.push({ method: 'respond', args, at: Date.now(), problems, status: 200 })
+      return send(200, { ok: true })
+    }
+    const method = url.pathname.replace(/^\/api\//, '')
+    const limit = this.limited.get(method)
+    if (limit && limit.count > 0) {
+      limit.count--
+      this.calls.push({ method, args, at: Date.now(), problems: [], status: 429 })
+      return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limit.retryAfterSec) })
+    }
+    const problems: string[] = []
+    for (const f of REQUIRED[method] ?? []) if (args[f] === undefined || args[f] === '') problems.push(`${f} required`)
+    if ((method === 'chat.postMessage' || method === 'chat.update') && !args.text && !args.blocks) problems.push('text or blocks required')
+    if (args.blocks !== undefined) problems.push(...validateBlocks(args.blocks))
+    if (typeof args.text === 'string' && args.text.length > 40_000) problems.push('text > 40000')
+    this.calls.push({ method, args, at: Date.now(), problems, status: 200 })
+    if (problems.length) return send(200, { ok: false, error: method === 'chat.postMessage' || method === 'chat.update' ? 'invalid_blocks' : 'invalid_arguments', problems })
+    switch (method) {
+      case 'auth.test':
+        return send(200, { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'TTEAM', url: 'https://example.slack.com/' })
+      case 'chat.postMessage':
+        return send(200, { ok: true, channel: args.channel, ts: `${1700000000 + this.calls.length}.000100` })
+      case 'chat.update':
+        return send(200, { ok: true, channel: args.channel, ts: args.ts })
+      case 'files.getUploadURLExternal': {
+        const id = `F${++this.seq}`
+        return send(200, { ok: true, upload_url: `${this.base}/upload/${id}`, file_id: id })
+      }
+      case 'files.completeUploadExternal':
+        return send(200, { ok: true, files: args.files })
+      default:
+        return send(200, { ok: true })
+    }
+  }
+}
+
+function parseBody(type: string, body: Buffer): Record<string, any> {
+  const text = body.toString('utf8')
+  if (type.includes('application/json')) return text ? JSON.parse(text) : {}
+  const out: Record<string, any> = {}
+  for (const [k, v] of new URLSearchParams(text)) {
+    out[k] = /^[[{]/.test(v) ? safeJson(v) : v
+  }
+  return out
+}
+
+function safeJson(v: string): unknown {
+  try {
+    return JSON.parse(v)
+  } catch {
+    return v
+  }
+}

@@ -1,0 +1,65 @@
+import { SLACK_LIMITS as L } from '../../../bot/render/slack-limits.js'
+
+/**
+ * An independent check of Block Kit payloads against Slack's documented limits and required
+ * fields; the stand-in API server runs it on every call, so a renderer bug fails a test the way
+ * Slack would fail it (invalid_blocks).
+ */
+export function validateBlocks(blocks: unknown): string[] {
+  const problems: string[] = []
+  if (!Array.isArray(blocks)) return ['blocks: not an array']
+  if (blocks.length > L.blocksPerMessage) problems.push(`blocks: ${blocks.length} > ${L.blocksPerMessage}`)
+  blocks.forEach((b: Record<string, any>, i) => {
+    const at = `blocks[${i}]`
+    switch (b?.type) {
+      case 'header':
+        if (b.text?.type !== 'plain_text') problems.push(`${at}.text: header needs plain_text`)
+        if (!b.text?.text) problems.push(`${at}.text.text: empty`)
+        if ((b.text?.text ?? '').length > L.headerText) problems.push(`${at}.text: ${b.text.text.length} > ${L.headerText}`)
+        break
+      case 'section': {
+        if (!b.text && !b.fields) problems.push(`${at}: section needs text or fields`)
+        if (b.text && (!b.text.text || typeof b.text.text !== 'string')) problems.push(`${at}.text.text: empty`)
+        if (b.text && b.text.text.length > L.sectionText) problems.push(`${at}.text: ${b.text.text.length} > ${L.sectionText}`)
+        if (b.fields && b.fields.length > L.sectionFields) problems.push(`${at}.fields: ${b.fields.length} > ${L.sectionFields}`)
+        for (const [j, f] of (b.fields ?? []).entries()) if (f.text.length > L.fieldText) problems.push(`${at}.fields[${j}]: too long`)
+        break
+      }
+      case 'context':
+        if (!Array.isArray(b.elements) || b.elements.length === 0 || b.elements.length > 10) problems.push(`${at}.elements: 1..10 required`)
+        for (const e of b.elements ?? []) if (!e.text || e.text.length > L.contextText) problems.push(`${at}: context text empty or too long`)
+        break
+      case 'divider':
+        break
+      case 'actions': {
+        if (!Array.isArray(b.elements) || b.elements.length === 0 || b.elements.length > L.actionsElements) problems.push(`${at}.elements: 1..${L.actionsElements} required`)
+        const ids = new Set<string>()
+        for (const [j, e] of (b.elements ?? []).entries()) {
+          const eat = `${at}.elements[${j}]`
+          if (!e.action_id || e.action_id.length > L.actionId) problems.push(`${eat}.action_id: missing or too long`)
+          if (ids.has(e.action_id)) problems.push(`${eat}.action_id: '${e.action_id}' repeated in block`)
+          ids.add(e.action_id)
+          if (e.type === 'button') {
+            if (e.text?.type !== 'plain_text' || !e.text.text || e.text.text.length > L.buttonText) problems.push(`${eat}.text: plain_text 1..${L.buttonText}`)
+            if (e.value !== undefined && e.value.length > L.buttonValue) problems.push(`${eat}.value: > ${L.buttonValue}`)
+            if (e.style !== undefined && e.style !== 'primary' && e.style !== 'danger') problems.push(`${eat}.style: '${e.style}'`)
+            if (e.confirm) {
+              const c = e.confirm
+              if (!c.title?.text || c.title.text.length > L.confirmTitle) problems.push(`${eat}.confirm.title`)
+              if (!c.text?.text || c.text.text.length > L.confirmText) problems.push(`${eat}.confirm.text`)
+              if (!c.confirm?.text || c.confirm.text.length > L.confirmButton) problems.push(`${eat}.confirm.confirm`)
+              if (!c.deny?.text || c.deny.text.length > L.confirmButton) problems.push(`${eat}.confirm.deny`)
+            }
+          } else if (e.type === 'static_select') {
+            if (!Array.isArray(e.options) || e.options.length === 0 || e.options.length > L.selectOptions) problems.push(`${eat}.options: 1..${L.selectOptions}`)
+            for (const o of e.options ?? []) if (!o.text?.text || o.text.text.length > L.optionText || !o.value) problems.push(`${eat}: bad option`)
+          } else problems.push(`${eat}.type: '${e.type}' not expected`)
+        }
+        break
+      }
+      default:
+        problems.push(`${at}.type: '${b?.type}' unknown`)
+    }
+  })
+  return problems
+}
