@@ -60,7 +60,8 @@ const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'obj
 
 /**
  * Checks an untrusted value against the Signal contract and the catalogue and returns a normalised
- * copy (numeric `at`, no undefined keys). Stores and the JSONL reader call it so that a bad signal is
+ * signal (numeric `at`, text broker, no undefined or unknown keys; the labels object is shared with
+ * the input, not copied, because this runs for every ingested signal). Stores and the JSONL reader call it so that a bad signal is
  * refused whole, never half-stored.
  */
 export function validateSignal(x: unknown): SignalValidation {
@@ -82,13 +83,13 @@ export function validateSignal(x: unknown): SignalValidation {
     return { ok: false, reason: 'invalid value', detail: String(value) }
   }
   if (value === undefined && entry.kind !== 'event') return { ok: false, reason: 'missing value', detail: `${entry.kind} ${name}` }
-  let labelsCopy: Record<string, string> | undefined
+  let hasLabels = false
   if (labels !== undefined) {
     if (!isObject(labels)) return { ok: false, reason: 'invalid labels' }
-    labelsCopy = {}
-    for (const [k, v] of Object.entries(labels)) {
-      if (typeof v !== 'string') return { ok: false, reason: 'invalid labels', detail: k }
-      labelsCopy[k] = v
+    for (const k in labels) {
+      if (!Object.hasOwn(labels, k)) continue
+      if (typeof labels[k] !== 'string') return { ok: false, reason: 'invalid labels', detail: k }
+      hasLabels = true
     }
   }
   if (typeof source !== 'string' || source === '') return { ok: false, reason: 'missing source' }
@@ -96,7 +97,7 @@ export function validateSignal(x: unknown): SignalValidation {
   const signal: Signal = { name, at: atMs, cluster, source }
   if (brokerText !== undefined) signal.broker = brokerText
   if (value !== undefined) signal.value = value as number
-  if (labelsCopy && Object.keys(labelsCopy).length > 0) signal.labels = labelsCopy
+  if (hasLabels) signal.labels = labels as Record<string, string>
   if (text !== undefined) signal.text = text as string
   return { ok: true, signal }
 }

@@ -97,7 +97,7 @@ export class MemoryStore implements Store {
     const valid: Signal[] = []
     for (const raw of signals) {
       const v = validateSignal(raw)
-      if (v.ok) valid.push(v.signal)
+      if (v.ok) valid.push(copySignal(v.signal))
       else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
     }
     for (const s of valid) {
