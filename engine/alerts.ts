@@ -1,0 +1,199 @@
+import type { Rule } from '../dsl/ast.js'
+import { buildCause } from './cause.js'
+import type { Cause } from './diagnosis.js'
+import { labelKey } from './eval-data.js'
+import { evaluateRules } from './evaluate.js'
+import { alertFingerprint } from './fingerprint.js'
+import { loadEvalData } from './load-data.js'
+import type { Match } from './match.js'
+import { conditionSignals, lookbackMs } from './rule-signals.js'
+import type { AlertRecord, Silence, Store } from './store/store.js'
+
+export type { AlertRecord } from './store/store.js'
+export type { Cause } from './diagnosis.js'
+
+/**
+ * What the bot is told after a tick. `firing`: a new incident (or a re-notification of one still
+ * firing, when its interval passed); `updated`: new evidence for a firing alert, to edit its message
+ * in place; `resolved`: the condition stopped holding.
+ */
+export type AlertEvent = { type: 'firing' | 'updated' | 'resolved'; alert: AlertRecord; cause: Cause }
+
+/** How the streaming evaluation behaves; every duration in ms. */
+export type AlertEngineOptions = {
+  store: Store
+  rules: readonly Rule[]
+  /** Evaluate only this cluster's brokers; default all of them. */
+  cluster?: string
+  /** How far behind `now` evaluation runs so late log lines still count. Default 15 s. */
+  lagMs?: number
+  /** How long a condition must keep holding before pending becomes firing. Default 0 (fire at once). */
+  pendingForMs?: number
+  /** How long after its last match an alert stays firing (event rules match for an instant). Default 5 m. */
+  keepFiringMs?: number
+  /** Re-notify a still-firing alert this often; 0 never. Default 4 h. */
+  renotifyMs?: number
+  /** Identity in the store's locks; default random. Two processes must differ. */
+  owner?: string
+}
+
+export const DEFAULT_LAG_MS = 15_000
+export const DEFAULT_KEEP_FIRING_MS = 5 * 60_000
+export const DEFAULT_RENOTIFY_MS = 4 * 3_600_000
+
+type Active = { rule: Rule; cluster: string; broker: string; match: Match }
+
+/**
+ * Streaming alerts over a shared store. Each `tick(now)` evaluates every rule for every broker at
+ * `now - lag`, and moves alerts pending → firing → resolved through the store's compare-and-set, so
+ * any number of engine processes on one store notify once. The engine keeps no state of its own
+ * between ticks; a restarted process picks up where the store says things are.
+ */
+export class AlertEngine {
+  private rules: readonly Rule[]
+  private readonly store: Store
+  private readonly cluster?: string
+  private readonly lagMs: number
+  private readonly pendingForMs: number
+  private readonly keepFiringMs: number
+  private readonly renotifyMs: number
+  private readonly owner: string
+
+  constructor(opts: AlertEngineOptions) {
+    this.store = opts.store
+    this.rules = opts.rules
+    this.cluster = opts.cluster
+    this.lagMs = opts.lagMs ?? DEFAULT_LAG_MS
+    this.pendingForMs = opts.pendingForMs ?? 0
+    this.keepFiringMs = opts.keepFiringMs ?? DEFAULT_KEEP_FIRING_MS
+    this.renotifyMs = opts.renotifyMs ?? DEFAULT_RENOTIFY_MS
+    this.owner = opts.owner ?? `alert-engine-${Math.random().toString(36).slice(2, 10)}`
+  }
+
+  /** Swaps the rule set (after a rules reload); alerts of removed rules are left as they are. */
+  setRules(rules: readonly Rule[]): void {
+    this.rules = rules
+  }
+
+  /** Evaluates at `now - lag` and returns the notifications to send, silenced ones left out. */
+  async tick(now: number): Promise<AlertEvent[]> {
+    const t = now - this.lagMs
+    const active = await this.evaluate(t)
+    const silences = await this.store.listSilences(now)
+    const byId = new Map(this.rules.map((r) => [r.id, r]))
+    const events: AlertEvent[] = []
+    const emit = (type: AlertEvent['type'], alert: AlertRecord, cause: Cause) => {
+      if (!isSilenced(alert, byId.get(alert.ruleId), silences)) events.push({ type, alert, cause })
+    }
+
+    for (const [fp, a] of active) {
+      const cause = buildCause(a.rule, a.match, { cluster: a.cluster, broker: a.broker })
+      const current = await this.store.getAlert(fp)
+      const seen = { lastSeenAt: t, summary: cause.cause, evidenceCount: cause.evidence.length }
+      if (!current || current.state === 'resolved') {
+        const fire = t - a.match.at >= this.pendingForMs
+        const next: AlertRecord = {
+          fingerprint: fp,
+          ruleId: a.rule.id,
+          cluster: a.cluster,
+          broker: a.broker,
+          labels: { ...a.match.labels },
+          state: fire ? 'firing' : 'pending',
+          activeAt: a.match.at,
+          ...(fire ? { firedAt: t, notifiedAt: now } : {}),
+          ...seen,
+        }
+        if ((await this.store.transitionAlert(current?.state, next)) && fire) emit('firing', next, cause)
+        continue
+      }
+      if (current.state === 'pending') {
+        if (t - current.activeAt < this.pendingForMs) {
+          await this.store.updateAlert(fp, seen)
+          continue
+        }
+        const next: AlertRecord = { ...current, ...seen, state: 'firing', firedAt: t, notifiedAt: now }
+        if (await this.store.transitionAlert('pending', next)) emit('firing', next, cause)
+        continue
+      }
+      // New evidence: a signal newer than the last evaluation (a new pair, an aggregate's new peak).
+      const newest = Math.max(-Infinity, ...a.match.evidence.map((e) => e.at))
+      const fresh = newest > current.lastSeenAt
+      const due = this.renotifyMs > 0 && now - (current.notifiedAt ?? current.firedAt ?? current.activeAt) >= this.renotifyMs
+      await this.store.updateAlert(fp, seen)
+      if (fresh && (await this.claim(`alert-updated:${fp}:${newest}`))) {
+        emit('updated', { ...current, ...seen }, cause)
+      } else if (due && (await this.claim(`alert-renotify:${fp}:${current.notifiedAt ?? current.firedAt}`))) {
+        await this.store.updateAlert(fp, { notifiedAt: now })
+        emit('firing', { ...current, ...seen, notifiedAt: now }, cause)
+      }
+    }
+
+    for (const alert of await this.store.listAlerts()) {
+      if (alert.state === 'resolved' || active.has(alert.fingerprint)) continue
+      const rule = byId.get(alert.ruleId)
+      if (!rule || (this.cluster !== undefined && alert.cluster !== this.cluster)) continue
+      const next: AlertRecord = { ...alert, state: 'resolved', resolvedAt: t }
+      if ((await this.store.transitionAlert(alert.state, next)) && alert.state === 'firing') emit('resolved', next, resolvedCause(rule, alert))
+    }
+    return events.sort((x, y) => eventTime(x) - eventTime(y) || alertOrder(x.alert).localeCompare(alertOrder(y.alert), 'en', { numeric: true }))
+  }
+
+  /** Conditions holding at t, one (the latest) match per fingerprint. */
+  private async evaluate(t: number): Promise<Map<string, Active>> {
+    const active = new Map<string, Active>()
+    if (this.rules.length === 0) return active
+    const names = new Set<string>()
+    for (const r of this.rules) conditionSignals(r.when, names)
+    const lookback = Math.max(0, ...this.rules.map((r) => lookbackMs(r.when)))
+    const window = { from: t - this.keepFiringMs, to: t, now: t }
+    for (const { cluster, broker } of await this.store.brokers()) {
+      if (this.cluster !== undefined && cluster !== this.cluster) continue
+      const { data } = await loadEvalData(this.store, { cluster, broker, names, from: window.from - lookback, to: t })
+      for (const { rule, matches } of evaluateRules(this.rules, data, window)) {
+        for (const match of matches) {
+          if (match.lastAt < window.from) continue
+          const fp = alertFingerprint(rule.id, cluster, broker, match.labels)
+          const prev = active.get(fp)
+          if (!prev || match.at >= prev.match.at) active.set(fp, { rule, cluster, broker, match })
+        }
+      }
+    }
+    return active
+  }
+
+  /** One process wins the right to send a given notification; the lease outlives any retry. */
+  private claim(name: string): Promise<boolean> {
+    return this.store.acquireLock(name, this.owner, Math.max(this.keepFiringMs, this.renotifyMs, 3_600_000))
+  }
+}
+
+/** Silenced by rule id, rule name or fingerprint. */
+function isSilenced(alert: AlertRecord, rule: Rule | undefined, silences: readonly Silence[]): boolean {
+  return silences.some((s) => s.matcher === alert.fingerprint || s.matcher === alert.ruleId || (rule?.name !== undefined && s.matcher === rule.name))
+}
+
+function resolvedCause(rule: Rule, alert: AlertRecord): Cause {
+  return {
+    ruleId: rule.id,
+    ...(rule.name !== undefined ? { ruleName: rule.name } : {}),
+    severity: rule.severity,
+    cause: alert.summary ?? rule.cause.raw,
+    run: [],
+    labels: { ...alert.labels },
+    firstAt: alert.activeAt,
+    lastAt: alert.lastSeenAt,
+    matchedAt: alert.activeAt,
+    evidence: [],
+    corroboration: 0,
+    score: 0,
+    explainsRules: [],
+  }
+}
+
+function alertOrder(a: AlertRecord): string {
+  return [a.ruleId, a.cluster, a.broker ?? '', labelKey(a.labels)].join('\u0000')
+}
+
+function eventTime(e: AlertEvent): number {
+  return e.type === 'resolved' ? (e.alert.resolvedAt ?? 0) : e.type === 'firing' ? (e.alert.firedAt ?? e.alert.activeAt) : e.alert.lastSeenAt
+}
