@@ -204,7 +204,7 @@ export const MATCHERS: readonly Matcher[] = [
     trigger: 'ISR updated to',
     scope: 'message',
     formats: KAFKA,
-    re: /ISR updated to ([\d,]+) (?:\(under-min-isr\) )?and (?:version|zkVersion) updated to/,
+    re: /ISR updated to ([\d,]+) +(?:\(under-min-isr\) )?and (?:version|zkVersion) updated to/,
     build: (m, r, st) => {
       const p = partitionPrefix(r.header.message)
       if (!p) return undefined
@@ -241,7 +241,7 @@ export const MATCHERS: readonly Matcher[] = [
     build: (m, r) => {
       if (/Follower \S+ starts/.test(r.header.message)) return undefined
       const p = splitTopicPartition(m[1])
-      return p ? { name: 'leader.change', labels: { ...p, epoch: m[2] } } : undefined
+      return p ? { name: 'leader.change', labels: p } : undefined
     },
   },
   // 12. Kafka 2.2-4.x Log/LocalLog "[LocalLog partition=t-p, dir=/d] Rolled new log segment at offset N in
@@ -505,7 +505,7 @@ export const MATCHERS: readonly Matcher[] = [
   },
 ]
 
-const secs = (t: string) => Math.round(Number(t.replace(',', '.')) * 1e6) / 1e3
+const secs = (t: string) => Math.round(Number(t.replace(',', '.')) * 1e9) / 1e6
 
 const NAMED_BRACKETS = /\[(?:PSYoungGen|ParOldGen|PSOldGen|PSPermGen|Metaspace|ParNew|DefNew|Tenured|CMS|Perm|Times|YG occupancy|Rescan[^\]]*|weak refs processing|class unloading|scrub symbol table|scrub string table|1 CMS-initial-mark|1 CMS-remark|GC ref-proc)[^[\]]*(?:\[[^\]]*\][^[\]]*)*\]/g
 const HEAP_RE = /(\d+(?:\.\d+)?[BKMGT])(?:\([\d.]+[BKMGT]\))?->(\d+(?:\.\d+)?[BKMGT])\((\d+(?:\.\d+)?[BKMGT])\)/
@@ -556,7 +556,7 @@ function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
 /** The broker a line names itself (`[KafkaApi-1001]`, `broker=1001`, `on broker 1001:`, `[KafkaServer id=1]`). */
 export function brokerNamedIn(message: string): string | undefined {
   const m =
-    /\[KafkaApi-(\d+)\]|\[GroupCoordinator (\d+)\]|\[Kafka Server (\d+)\]|\bbroker=(\d+)|\[(?:KafkaServer|BrokerServer|Broker|KafkaRaftServer|ReplicaManager broker|BrokerLifecycleManager) (?:id|nodeId)?=?(\d+)|on broker (\d+):/.exec(
+    /\[KafkaApi-(\d+)\]|\[GroupCoordinator (\d+)\]|\[Kafka Server (\d+)\]|\bbroker=(\d+)|\[(?:KafkaServer|BrokerServer|Broker|Controller|KafkaRaftServer|BrokerLifecycleManager|QuorumController) (?:id|nodeId)=(\d+)|on broker (\d+):/.exec(
       message,
     )
   if (!m) return undefined

@@ -47,8 +47,10 @@ export class LogParser {
   private progress = 0
   private partial = ''
 
-  constructor(cfg: LogSourceConfig, limits: Partial<ParserLimits> = {}) {
+  /** `startLine` is the number of the first line fed (a tailer resuming mid-file). */
+  constructor(cfg: LogSourceConfig, limits: Partial<ParserLimits> = {}, startLine = 1) {
     this.cfg = cfg
+    this.carryLine = startLine
     this.limits = { ...DEFAULT_LIMITS, ...limits }
     const zone = resolveZone(cfg.timeZone)
     if (!zone) throw new Error(`unknown time zone '${cfg.timeZone}' for ${cfg.path}`)
@@ -61,6 +63,11 @@ export class LogParser {
   /** True while a record (or undetected head of file) waits for more lines; the tailer flushes it on a timeout. */
   hasPending(): boolean {
     return this.carry !== '' || this.partial !== ''
+  }
+
+  /** Where a restart must resume so nothing pending is lost: bytes held back and the line they start at. */
+  resumePoint(): { pendingBytes: number; line: number } {
+    return { pendingBytes: Buffer.byteLength(this.carry) + Buffer.byteLength(this.partial), line: this.carryLine }
   }
 
   /**
