@@ -1,0 +1,58 @@
+import { relative } from 'node:path'
+import type { RunResult } from './run-tests.js'
+
+/**
+ * The terminal report of a rule-test run: one line per case, the full explanation of every failed
+ * assertion, then coverage (which rules no test proves) and a summary line.
+ */
+export function renderReport(run: RunResult, opts: { cwd?: string; verbose?: boolean } = {}): string {
+  const cwd = opts.cwd ?? process.cwd()
+  const rel = (f: string) => relative(cwd, f) || f
+  const out: string[] = []
+  if (run.ruleErrors) out.push('rule files have errors; no test ran:', run.ruleErrors)
+  let passed = 0
+  let failed = 0
+  for (const f of run.files) {
+    out.push(rel(f.file))
+    for (const e of f.errors) {
+      failed++
+      out.push(`  ✗ ${rel(e.file)}:${e.line}: ${e.message}`)
+    }
+    for (const c of f.cases) {
+      const ms = `${Math.round(c.durationMs)}ms`
+      if (c.ok) {
+        passed++
+        out.push(`  ✓ ${c.test.name} (${ms})`)
+        continue
+      }
+      failed++
+      out.push(`  ✗ ${c.test.name} (${rel(c.test.file)}:${c.test.line}, ${ms})`)
+      for (const a of c.assertions.filter((x) => !x.ok)) {
+        out.push(`    ${rel(c.test.file)}:${a.line}: ${a.title}: FAILED`)
+        if (a.detail) out.push(a.detail.split('\n').map((l) => `    ${l}`).join('\n'))
+      }
+    }
+    for (const c of f.cases) {
+      const r = c.run
+      if (!r) continue
+      const notes: string[] = []
+      const rejected = Object.entries(r.rejected)
+      if (rejected.length) notes.push(`store refused ${rejected.map(([k, v]) => `${v} (${k})`).join(', ')}`)
+      if (r.unparsed) notes.push(`${r.unparsed} input lines were not understood`)
+      if (notes.length && (opts.verbose || !c.ok)) out.push(`    note (${c.test.name}): ${notes.join('; ')}`)
+    }
+  }
+  const cov = run.coverage
+  const asserted = cov.filter((c) => c.asserted > 0)
+  out.push('')
+  out.push(`coverage: ${asserted.length}/${cov.length} rules asserted to fire by a passing test`)
+  if (opts.verbose) {
+    const w = Math.max(4, ...cov.map((c) => c.ruleId.length))
+    out.push(`  ${'rule'.padEnd(w)}  asserted  fired  absent`)
+    for (const c of cov) out.push(`  ${c.ruleId.padEnd(w)}  ${String(c.asserted).padStart(8)}  ${String(c.fired).padStart(5)}  ${String(c.absent).padStart(6)}`)
+  }
+  const never = cov.filter((c) => c.asserted === 0)
+  if (never.length) out.push(`  never exercised: ${never.map((c) => `${c.ruleId} (${rel(c.file)})`).join(', ')}`)
+  out.push(`${failed ? 'FAIL' : 'ok'}: ${passed} passed, ${failed} failed`)
+  return out.join('\n')
+}

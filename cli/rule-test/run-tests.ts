@@ -1,0 +1,128 @@
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Rule } from '../../dsl/ast.js'
+import { hasErrors, renderDiagnostics } from '../../dsl/index.js'
+import { loadRules } from '../load-rules.js'
+import { runCase, type CaseResult } from './run-case.js'
+import { parseTestFile, type TestFileError } from './test-file.js'
+
+/**
+ * `kafka-why test` without the terminal: finds test files and rule files, runs every case and
+ * gathers per-rule coverage. The command and the vitest suite both call this.
+ */
+
+export type FileResult = { file: string; errors: TestFileError[]; cases: CaseResult[] }
+
+/** Per rule: asserted to fire (and it did), fired in some case, asserted absent. */
+export type RuleCoverage = { ruleId: string; file: string; asserted: number; fired: number; absent: number }
+
+export type RunResult = {
+  files: FileResult[]
+  rules: Rule[]
+  /** Rule problems (lint errors) that stopped the run. */
+  ruleErrors?: string
+  coverage: RuleCoverage[]
+  ok: boolean
+}
+
+export type RunOptions = {
+  /** Test files and directories (searched for *.yaml / *.yml test files and *.rules files). */
+  paths: string[]
+  /** Rule files or directories; overrides the *.rules found under `paths`. Default: those, else rules/. */
+  rules?: string[]
+}
+
+const SKIP_DIRS = new Set(['node_modules', '.git'])
+
+/** Finds test files (YAML with a top-level `tests:`) and rule files under the given paths. */
+export async function findTestInputs(paths: string[]): Promise<{ tests: string[]; rules: string[]; missing: string[] }> {
+  const tests: string[] = []
+  const rules: string[] = []
+  const missing: string[] = []
+  const walk = async (dir: string): Promise<void> => {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    for (const e of entries) {
+      const p = join(dir, e.name)
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) await walk(p)
+      } else if (e.name.endsWith('.rules')) rules.push(p)
+      else if (/\.ya?ml$/.test(e.name) && e.name !== 'incident.yaml' && (await looksLikeTestFile(p))) tests.push(p)
+    }
+  }
+  for (const p of paths) {
+    try {
+      if ((await stat(p)).isDirectory()) await walk(p)
+      else if (p.endsWith('.rules')) rules.push(p)
+      else tests.push(p)
+    } catch {
+      missing.push(p)
+    }
+  }
+  return { tests: [...new Set(tests)], rules: [...new Set(rules)], missing }
+}
+
+async function looksLikeTestFile(file: string): Promise<boolean> {
+  try {
+    return /^tests\s*:/m.test(await readFile(file, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+/** Runs every test case found under `paths` against the rules; never throws for bad input. */
+export async function runRuleTests(opts: RunOptions): Promise<RunResult> {
+  const found = await findTestInputs(opts.paths)
+  const rulePaths = opts.rules?.length ? opts.rules : found.rules.length ? found.rules : ['rules/']
+  const loaded = await loadRules(rulePaths)
+  const result: RunResult = { files: [], rules: loaded.rules, coverage: [], ok: true }
+  for (const m of found.missing) result.files.push({ file: m, errors: [{ file: m, line: 1, message: 'no such file or directory' }], cases: [] })
+  if (hasErrors(loaded.diagnostics)) {
+    result.ruleErrors = renderDiagnostics(loaded.diagnostics.filter((d) => d.severity === 'error'), loaded.sources)
+    result.ok = false
+    return result
+  }
+  const subsets = new Map<string, Rule[]>()
+  for (const file of found.tests) {
+    let text: string
+    try {
+      text = await readFile(file, 'utf8')
+    } catch (err) {
+      result.files.push({ file, errors: [{ file, line: 1, message: `cannot read: ${(err as Error).message}` }], cases: [] })
+      continue
+    }
+    const parsed = parseTestFile(text, file)
+    const fr: FileResult = { file, errors: parsed.errors, cases: [] }
+    result.files.push(fr)
+    if (parsed.errors.length) continue
+    let rules: Rule[] = loaded.rules
+    if (parsed.file.rules && !opts.rules?.length) {
+      const key = parsed.file.rules.join('\n')
+      if (!subsets.has(key)) subsets.set(key, (await loadRules(parsed.file.rules)).rules)
+      rules = subsets.get(key)!
+    }
+    for (const tc of parsed.file.tests) fr.cases.push(await runCase(tc, rules))
+  }
+  result.coverage = coverageOf(result)
+  result.ok = result.files.every((f) => f.errors.length === 0 && f.cases.every((c) => c.ok)) && result.files.length > 0
+  return result
+}
+
+/** Per-rule coverage over every case of the run. */
+export function coverageOf(run: Pick<RunResult, 'files' | 'rules'>): RuleCoverage[] {
+  const byId = new Map(run.rules.map((r) => [r.id, { ruleId: r.id, file: r.file, asserted: 0, fired: 0, absent: 0 } satisfies RuleCoverage]))
+  const find = (name: string | undefined) => (name ? (byId.get(name) ?? [...byId.values()].find((c) => c.ruleId.endsWith(`#${name}`))) : undefined)
+  for (const f of run.files)
+    for (const c of f.cases) {
+      for (const id of c.fired) {
+        const cov = byId.get(id)
+        if (cov) cov.fired++
+      }
+      for (const a of c.assertions) {
+        const cov = find(a.rule)
+        if (!cov || !a.ok) continue
+        if (a.kind === 'expect') cov.asserted++
+        else if (a.kind === 'absent') cov.absent++
+      }
+    }
+  return [...byId.values()]
+}
