@@ -233,33 +233,33 @@ export class RedisStore implements Store {
   private appendPipeline(batch: Signal[]): ScriptedPipeline {
     const k = this.keys
     const pipe = this.pipeline()
-    const zsets = new Map<string, (string | number)[]>()
-    const names = new Map<string, Set<string>>()
-    const brokers = new Set<string>()
-    const clusters = new Set<string>()
+    // cluster -> broker -> name -> ZADD arguments; keys are built once per group, not per signal.
+    const groups = new Map<string, Map<string | undefined, Map<string, (string | number)[]>>>()
     for (const s of batch) {
-      if (s.broker === undefined) clusters.add(s.cluster)
-      else brokers.add(JSON.stringify([s.cluster, s.broker]))
-      if (lookupSignal(s.name)?.kind === 'fact') {
-        pipe.factSet(k.facts(s.cluster, s.broker), factField(s), s.at, `${s.at} ${signalMember(s)}`)
-        continue
-      }
-      const key = k.signal(s.cluster, s.broker, s.name)
-      let args = zsets.get(key)
-      if (!args) {
-        args = []
-        zsets.set(key, args)
-        const namesKey = k.names(s.cluster, s.broker)
-        let set = names.get(namesKey)
-        if (!set) names.set(namesKey, (set = new Set()))
-        set.add(s.name)
-      }
-      args.push(s.at, signalMember(s))
+      const isFact = lookupSignal(s.name)?.kind === 'fact'
+      if (isFact) pipe.factSet(k.facts(s.cluster, s.broker), factField(s), s.at, `${s.at} ${signalMember(s)}`)
+      let byBroker = groups.get(s.cluster)
+      if (!byBroker) groups.set(s.cluster, (byBroker = new Map()))
+      let byName = byBroker.get(s.broker)
+      if (!byName) byBroker.set(s.broker, (byName = new Map()))
+      if (isFact) continue
+      const args = byName.get(s.name)
+      if (args) args.push(s.at, signalMember(s))
+      else byName.set(s.name, [s.at, signalMember(s)])
     }
-    for (const [key, args] of zsets) pipe.zadd(key, ...args)
-    for (const [key, set] of names) pipe.sadd(key, ...set)
-    if (brokers.size > 0) pipe.sadd(k.brokers(), ...brokers)
-    if (clusters.size > 0) pipe.sadd(k.clusters(), ...clusters)
+    const brokers: string[] = []
+    const clusters: string[] = []
+    for (const [cluster, byBroker] of groups) {
+      for (const [broker, byName] of byBroker) {
+        if (broker === undefined) clusters.push(cluster)
+        else brokers.push(JSON.stringify([cluster, broker]))
+        if (byName.size === 0) continue
+        for (const [name, args] of byName) pipe.zadd(k.signal(cluster, broker, name), ...args)
+        pipe.sadd(k.names(cluster, broker), ...byName.keys())
+      }
+    }
+    if (brokers.length > 0) pipe.sadd(k.brokers(), ...brokers)
+    if (clusters.length > 0) pipe.sadd(k.clusters(), ...clusters)
     return pipe
   }
 
