@@ -193,7 +193,7 @@ export function detectLayout(sample: readonly string[]): LayoutName {
       if (!isHeaderAt(l, 0, layout)) continue
       const h = readHeader(l, layout, utc, 0)
       if (h?.at === undefined) continue
-      if (layout === 'cloudera' && !CLOUDERA_LOGGER_RE.test(h.message)) continue
+      if (layout === 'cloudera' && !(h.logger && l.includes(`${h.logger}: `))) continue
       if (layout === 'strimzi' && h.logger === undefined) continue
       n++
     }
@@ -201,7 +201,7 @@ export function detectLayout(sample: readonly string[]): LayoutName {
   }
   let best: LayoutName = 'none'
   let bestScore = 0
-  for (const layout of ['apache', 'cloudera', 'strimzi', 'jvm'] as const) {
+  for (const layout of ['apache', 'strimzi', 'cloudera', 'jvm'] as const) {
     const s = score(layout)
     if (s > bestScore) {
       best = layout

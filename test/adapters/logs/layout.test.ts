@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import { LogParser } from '../../../adapters/logs/parser.js'
+import { brief, parse } from './helpers.js'
+
+// The seed 000 ZooKeeper line as each deployment writes it. The message is verbatim; the layouts are
+// the ones the named distributions configure: Apache Kafka's config/log4j.properties
+// "[%d] %p %m (%c)%n", Strimzi's "%d{ISO8601} %p %m (%c) [%t]%n", Cloudera's "%d{ISO8601} %p %c: %m%n".
+const MSG = 'Client session timed out, have not heard from server in 7768ms for sessionid 0x164f8ea86020062'
+const APACHE = `[2018-08-06 01:28:02,562] WARN ${MSG} (org.apache.zookeeper.ClientCnxn)`
+const AT = Date.parse('2018-08-06T01:28:02.562Z')
+
+const rows: [label: string, text: string, layout: string, wrapper: string | undefined][] = [
+  ['Apache Kafka log4j', APACHE, 'apache', undefined],
+  ['Strimzi', `2018-08-06 01:28:02,562 WARN ${MSG} (org.apache.zookeeper.ClientCnxn) [main-SendThread(zk-0:2181)]`, 'strimzi', undefined],
+  ['Cloudera', `2018-08-06 01:28:02,562 WARN org.apache.zookeeper.ClientCnxn: ${MSG}`, 'cloudera', undefined],
+  ['docker-compose prefix', `kafka_1      | ${APACHE}`, 'apache', 'docker-compose'],
+  ['Kubernetes CRI prefix', `2018-08-06T01:28:02.600123456Z stdout F ${APACHE}`, 'apache', 'kubernetes'],
+  ['Docker json-file driver', JSON.stringify({ log: `${APACHE}\n`, stream: 'stdout', time: '2018-08-06T01:28:02.600123456Z' }), 'apache', 'docker-json'],
+]
+
+describe('adapters/logs/layout', () => {
+  it.each(rows)('%s', (_label, text, layout, wrapper) => {
+    const p = new LogParser({ path: 'server.log', cluster: 'c1', broker: '1' })
+    const signals = [...p.push(`${text}\n`), ...p.end()]
+    expect(p.layout).toBe(layout)
+    expect(p.wrapper).toBe(wrapper)
+    expect(p.format).toBe('kafka')
+    expect(signals.map(brief)).toEqual([{ name: 'zk.session_timeout', value: 7768, broker: '1', labels: { session: '0x164f8ea86020062' } }])
+    expect(signals[0].at).toBe(AT)
+    expect(signals[0].source).toBe('log:server.log:1')
+  })
+
+  it('joins a line the json-file driver split into 16 KiB pieces', () => {
+    const head = APACHE.slice(0, 40)
+    const rest = APACHE.slice(40)
+    const text = [
+      JSON.stringify({ log: head, stream: 'stdout', time: '2018-08-06T01:28:02.600Z' }),
+      JSON.stringify({ log: `${rest}\n`, stream: 'stdout', time: '2018-08-06T01:28:02.600Z' }),
+    ].join('\n')
+    const r = parse(text)
+    expect(r.signals.map((s) => s.name)).toEqual(['zk.session_timeout'])
+    expect(r.signals[0].text).toBe(APACHE)
+  })
+
+  it('reads JDK 8 GC lines with only an uptime stamp once a date+uptime line anchors the JVM start', () => {
+    // seed 000: the statistics row (uptime only) precedes the stopped-time line that carries both stamps.
+    const text =
+      '              vmop                    [threads: total initially_running wait_to_block]    [time: spin block sync cleanup vmop] page_trap_count\n' +
+      '        488.188: no vm operation      [      73          1              1    ]      [     1     0  3301     0     0    ]  1\n' +
+      '2018-08-13T22:16:09.744-0400: 491.491: Total time for which application threads were stopped: 3.3021375 seconds, Stopping threads took: 3.3018193 seconds\n'
+    const r = parse(text)
+    expect(r.format).toBe('gc')
+    const sync = r.signals.filter((s) => s.name === 'safepoint.sync')
+    expect(sync.map((s) => s.value)).toEqual([3301, 3301.8193])
+    expect(sync[0].at).toBe(Date.parse('2018-08-13T22:16:09.744-04:00') - 491_491 + 488_188)
+  })
+})
