@@ -22,6 +22,8 @@ export type StoreIngestResult = {
   redisBenchmarkZaddPerSec?: number
   /** signalsPerSec / redisBenchmarkZaddPerSec. */
   ratio?: number
+  /** CPU time this Node process spent per signal (user + system): the cost that does not depend on machine load. */
+  nodeCpuMicrosPerSignal: number
 }
 
 export type StoreIngestOptions = {
@@ -104,6 +106,7 @@ export async function benchStoreIngest(redisUrl: string, options: StoreIngestOpt
     for (let i = 0; i < n; i += batchSize) batches.push(signals.slice(i, i + batchSize))
     log(`writing ${n} signals into RedisStore (${batches.length} appends of ${batchSize}, ${inFlight} in flight)…`)
     const started = performance.now()
+    const cpuBefore = process.cpuUsage()
     let next = 0
     const worker = async () => {
       while (next < batches.length) {
@@ -113,11 +116,13 @@ export async function benchStoreIngest(redisUrl: string, options: StoreIngestOpt
     }
     await Promise.all(Array.from({ length: inFlight }, worker))
     const seconds = (performance.now() - started) / 1000
+    const cpu = process.cpuUsage(cpuBefore)
+    const nodeCpuMicrosPerSignal = (cpu.user + cpu.system) / n
     const signalsPerSec = n / seconds
     log(`running redis-benchmark -P 64 -t zadd -n ${n} -q on the same Redis…`)
     const redisBenchmarkZaddPerSec = runRedisBenchmarkZadd(redisUrl, n)
     const ratio = redisBenchmarkZaddPerSec ? signalsPerSec / redisBenchmarkZaddPerSec : undefined
-    return { signals: n, seconds, signalsPerSec, redisBenchmarkZaddPerSec, ratio }
+    return { signals: n, seconds, signalsPerSec, redisBenchmarkZaddPerSec, ratio, nodeCpuMicrosPerSignal }
   } finally {
     await store.close()
     await deletePrefix(admin, prefix)
@@ -132,7 +137,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
   const n = Number(process.env.BENCH_SIGNALS ?? 200_000)
   const r = await benchStoreIngest(url, { signals: n, log: (l) => console.log(l) })
-  console.log(`RedisStore.append          ${fmt(r.signalsPerSec)} signals/s  (${r.signals} signals in ${r.seconds.toFixed(2)} s, one Node process)`)
+  console.log(`RedisStore.append          ${fmt(r.signalsPerSec)} signals/s  (${r.signals} signals in ${r.seconds.toFixed(2)} s, one Node process, ${r.nodeCpuMicrosPerSignal.toFixed(1)} µs of its CPU per signal)`)
   if (r.redisBenchmarkZaddPerSec === undefined) console.log('redis-benchmark -P 64 zadd  could not run (is redis-benchmark on PATH?)')
   else {
     console.log(`redis-benchmark -P 64 zadd ${fmt(r.redisBenchmarkZaddPerSec)} requests/s`)
