@@ -56,7 +56,7 @@ export function textMessage(text: string, visibility: BotMessage['visibility'] =
 /** Slack markup → plain text, for fallbacks and terminals. */
 export function stripMarkup(text: string): string {
   return text
-    .replace(/<([^|<>]+)\|([^<>]+)>/g, '$2 ($1)')
+    .replace(/<([^|<>]+)\|([^<>]+)>/g, (_, url: string, label: string) => (label === url ? url : `${label} (${url})`))
     .replace(/<(https?:[^<>]+)>/g, '$1')
     .replace(/(^|[\s(])\*([^*\n]+)\*(?=$|[\s).,:;!?])/g, '$1$2')
     .replace(/(^|[\s(])_([^_\n]+)_(?=$|[\s).,:;!?])/g, '$1$2')

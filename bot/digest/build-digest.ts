@@ -153,7 +153,7 @@ export function findSmells(facts: Signal[], broker: string | undefined): ConfigS
     if (!isNumber(f.value)) continue
     const topic = f.labels?.topic
     if (f.name === 'config.segment_ms' && f.value < ONE_HOUR) {
-      out.push({ broker, topic, key: 'segment.ms', value: `${f.value}`, why: 'segments roll more than once an hour: many small segments hold open files and mmapped indexes (seed 001: segment.ms=100 exhausted vm.max_map_count)' })
+      out.push({ broker, topic, key: 'segment.ms', value: `${f.value}`, why: 'segments roll more than once an hour: many small segments hold open files and mmapped indexes (segment.ms=100 has exhausted vm.max_map_count and crashed a broker)' })
     }
     if (f.name === 'config.log_message_format_version') {
       const old = f.value < V2_FORMAT

@@ -101,12 +101,12 @@ export function renderChart(panels: ChartPanel[], opts: ChartOptions): Buffer {
     const plotW = width - left - right
     const plotH = panelHeight - top - bottom
     cv.text(8, y0 + 6, panel.title, ink)
-    let lx = width - right
+    // Legend right-aligned, in series order.
+    let lx = width - right - panel.series.reduce((w, s) => w + textWidth(s.name) + 18, 0)
     panel.series.forEach((s, i) => {
-      const label = s.name
-      lx -= textWidth(label) + 18
       cv.rect(lx, y0 + 7, 8, 8, SERIES_COLOURS[i % SERIES_COLOURS.length])
-      cv.text(lx + 12, y0 + 6, label, ink)
+      cv.text(lx + 12, y0 + 6, s.name, ink)
+      lx += textWidth(s.name) + 18
     })
     const all = panel.series.flatMap((s) => s.points.map((pt) => pt.value))
     const max = Math.max(0, ...all)
@@ -114,7 +114,7 @@ export function renderChart(panels: ChartPanel[], opts: ChartOptions): Buffer {
     for (let g = 0; g <= 4; g++) {
       const gy = y0 + top + plotH - (plotH * g) / 4
       cv.line(left, gy, left + plotW, gy, grid)
-      const label = formatValue((yMax * g) / 4, panel.dimension)
+      const label = g === 0 ? '0' : formatValue((yMax * g) / 4, panel.dimension)
       cv.text(left - 6 - textWidth(label), gy - 5, label, ink)
     }
     cv.line(left, y0 + top, left, y0 + top + plotH, ink)

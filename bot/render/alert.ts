@@ -27,7 +27,7 @@ export function renderAlert(alert: AlertRecord, cause: Cause, opts: AlertRenderO
       text: `*${escapeMrkdwn(where(alert))}* · ${cause.severity} · rule \`${escapeMrkdwn(cause.ruleName ?? cause.ruleId)}\`\nFiring since ${formatTime(firedAt, opts.timeZone, true)} ${opts.timeZone} · last seen ${formatTime(alert.lastSeenAt, opts.timeZone)}`,
     },
   ]
-  if (cause.evidence.length) parts.push({ kind: 'section', text: renderTimeline(cause.evidence, { timeZone: opts.timeZone, maxEvidence: opts.maxEvidence ?? 10 }) })
+  if (cause.evidence.length) parts.push({ kind: 'section', text: renderTimeline(cause.evidence, { timeZone: opts.timeZone, maxEvidence: opts.maxEvidence ?? 10 }, cause.matchedAt) })
   if (cause.advise) parts.push({ kind: 'section', text: `:bulb: ${escapeMrkdwn(cause.advise)}` })
   if (cause.runbook) parts.push({ kind: 'context', text: `Runbook: ${escapeMrkdwn(cause.runbook)}` })
   parts.push({ kind: 'context', text: `Fingerprint \`${alert.fingerprint}\`` })

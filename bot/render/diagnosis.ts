@@ -80,7 +80,7 @@ export function renderCause(c: Cause, rank: number, opts: DiagnosisRenderOptions
     kind: 'section',
     text: `${SEVERITY_ICON[c.severity]} *${rank}. ${escapeMrkdwn(c.cause)}*\n${c.severity} · rule \`${escapeMrkdwn(c.ruleName ?? c.ruleId)}\`${labels ? ` · ${escapeMrkdwn(labels)}` : ''} · ${c.corroboration} corroborating signal${c.corroboration === 1 ? '' : 's'} · matched ${formatTime(c.matchedAt, opts.timeZone, true)}`,
   })
-  if (c.evidence.length) parts.push({ kind: 'section', text: renderTimeline(c.evidence, opts) })
+  if (c.evidence.length) parts.push({ kind: 'section', text: renderTimeline(c.evidence, opts, c.matchedAt) })
   if (c.advise) parts.push({ kind: 'section', text: `:bulb: ${escapeMrkdwn(c.advise)}` })
   if (c.runbook) parts.push({ kind: 'context', text: `Runbook: ${runbookLink(c.runbook)}` })
   const notes: string[] = []
@@ -103,22 +103,45 @@ export function causeButtons(c: Cause, fingerprint?: string): Button[] {
   return buttons
 }
 
-/** Timestamped evidence lines in a code block; consequences are marked so they read as effects. */
-export function renderTimeline(evidence: Evidence[], opts: DiagnosisRenderOptions): string {
+/**
+ * Timestamped evidence lines in a code block. The condition's own evidence is always shown first in
+ * priority; consequences fill the remaining lines, nearest the match first; samples that came from
+ * one log line are merged into one timeline line.
+ */
+export function renderTimeline(evidence: Evidence[], opts: DiagnosisRenderOptions, matchedAt?: number): string {
   const max = opts.maxEvidence ?? 12
   const maxLine = opts.maxLineChars ?? 160
-  const sorted = [...evidence].sort((a, b) => a.at - b.at)
-  const shown = sorted.slice(0, max)
-  const multiDay = sorted.length > 0 && sorted[sorted.length - 1].at - sorted[0].at > 86_400_000
-  const lines = shown.map((e) => {
-    const value = e.valueText ? ` ${e.valueText}` : ''
-    const where = e.broker !== undefined ? ` b${e.broker}` : ''
-    const raw = e.text ? `  ${e.text.length > maxLine ? `${e.text.slice(0, maxLine - 1)}…` : e.text}` : ''
-    const mark = e.consequence ? '↳ ' : ''
-    return `${formatTime(e.at, opts.timeZone, multiDay)}${where} ${mark}${e.signal}${value}${raw}`.replace(/```/g, "'''")
+  const rows = mergeRows(evidence)
+  const own = rows.filter((r) => !r.consequence)
+  const effects = rows.filter((r) => r.consequence)
+  const pivot = matchedAt ?? (own.length ? own[own.length - 1].at : 0)
+  const chosen = [...own.slice(-max), ...effects.sort((a, b) => Math.abs(a.at - pivot) - Math.abs(b.at - pivot)).slice(0, Math.max(0, max - own.length))]
+  const shown = chosen.sort((a, b) => a.at - b.at)
+  const all = [...rows].sort((a, b) => a.at - b.at)
+  const multiDay = all.length > 0 && all[all.length - 1].at - all[0].at > 86_400_000
+  const lines = shown.map((r) => {
+    const raw = r.text ? `  ${r.text.length > maxLine ? `${r.text.slice(0, maxLine - 1)}…` : r.text}` : ''
+    const where = r.broker !== undefined ? ` b${r.broker}` : ''
+    return `${formatTime(r.at, opts.timeZone, multiDay)}${where} ${r.consequence ? '↳ ' : ''}${r.what}${raw}`.replace(/```/g, "'''")
   })
-  const more = sorted.length - shown.length
+  const more = rows.length - shown.length
   return `\`\`\`\n${escapeMrkdwn(lines.join('\n'))}\n\`\`\`${more > 0 ? `\n+${more} more evidence line${more === 1 ? '' : 's'} not shown` : ''}`
+}
+
+type Row = { at: number; broker?: string; consequence: boolean; what: string; text?: string }
+
+function mergeRows(evidence: Evidence[]): Row[] {
+  const rows = new Map<string, Row>()
+  for (const e of [...evidence].sort((a, b) => a.at - b.at)) {
+    const what = `${e.signal}${e.valueText ? ` ${e.valueText}` : ''}`
+    const key = e.text ? `${e.at}|${e.broker}|${e.text}` : `${e.at}|${e.broker}|${what}|${JSON.stringify(e.labels ?? {})}`
+    const row = rows.get(key)
+    if (row) {
+      if (!row.what.split(', ').includes(what)) row.what += `, ${what}`
+      row.consequence &&= Boolean(e.consequence)
+    } else rows.set(key, { at: e.at, broker: e.broker, consequence: Boolean(e.consequence), what, text: e.text })
+  }
+  return [...rows.values()]
 }
 
 function runbookLink(runbook: string): string {

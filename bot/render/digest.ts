@@ -49,7 +49,7 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
     parts.push({ kind: 'section', text: `*Config smells*\n${lines.join('\n')}` })
   }
   if (r.topDiagnoses.length) {
-    const lines = r.topDiagnoses.map((d) => `• ${d.count}× \`${escapeMrkdwn(d.ruleId)}\` (${d.severity}) on broker ${d.brokers.join(', ')}: ${escapeMrkdwn(d.cause)} — last ${formatTime(d.lastAt, opts.timeZone)}`)
+    const lines = r.topDiagnoses.map((d) => `• ${d.count}× \`${escapeMrkdwn(d.ruleId)}\` (${d.severity}) on broker ${d.brokers.join(', ')}: ${escapeMrkdwn(d.cause)} — last ${formatTime(d.lastAt, opts.timeZone).slice(0, 5)}`)
     parts.push({ kind: 'section', text: `*Top diagnoses*\n${lines.join('\n')}` })
   } else {
     parts.push({ kind: 'section', text: '*Top diagnoses*\nNone in this window.' })

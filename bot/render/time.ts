@@ -3,23 +3,22 @@
  * applied only here, at the edge.
  */
 export function formatTime(ms: number, timeZone: string, withDate = false): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(new Date(ms))
-      .map((p) => [p.type, p.value]),
-  )
+  const parts = Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]))
   const millis = String(((ms % 1000) + 1000) % 1000).padStart(3, '0')
   const clock = `${parts.hour}:${parts.minute}:${parts.second}.${millis}`
   return withDate ? `${parts.year}-${parts.month}-${parts.day} ${clock}` : clock
+}
+
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>()
+
+/** Building a DateTimeFormat costs far more than using one; a timeline formats hundreds of times. */
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = FORMATTERS.get(timeZone)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+    FORMATTERS.set(timeZone, f)
+  }
+  return f
 }
 
 /** "2026-11-29 01:20 → 02:20 Europe/Berlin": a window as one short phrase. */

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest'
+import { inflateSync } from 'node:zlib'
+import { MemoryStore } from '../../engine/store/memory-store.js'
+import { buildDigest, leastSquaresSlope, percentile, underReplicatedMs } from '../../bot/digest/build-digest.js'
+import { renderChart, SERIES_COLOURS } from '../../bot/digest/chart.js'
+import { crc32, encodePng } from '../../bot/digest/png.js'
+import { DAY_END, DAY_START, digestDiagnoses, digestSignals } from './support/digest-data.js'
+
+const GiB = 1024 ** 3
+
+/** Splits a PNG into chunks, checking each CRC, and returns IHDR fields and the inflated scanlines. */
+function decodePng(png: Buffer): { width: number; height: number; colourType: number; raw: Buffer; types: string[] } {
+  expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  let off = 8
+  const types: string[] = []
+  const idat: Buffer[] = []
+  let width = 0
+  let height = 0
+  let colourType = -1
+  while (off < png.length) {
+    const len = png.readUInt32BE(off)
+    const type = png.toString('ascii', off + 4, off + 8)
+    const data = png.subarray(off + 8, off + 8 + len)
+    expect(png.readUInt32BE(off + 8 + len), `${type} CRC`).toBe(crc32(png.subarray(off + 4, off + 8 + len)))
+    types.push(type)
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0)
+      height = data.readUInt32BE(4)
+      colourType = data[9]
+    }
+    if (type === 'IDAT') idat.push(data)
+    off += 12 + len
+  }
+  return { width, height, colourType, raw: inflateSync(Buffer.concat(idat)), types }
+}
+
+function pixel(raw: Buffer, width: number, x: number, y: number): number[] {
+  const i = y * (width * 4 + 1) + 1 + x * 4
+  return [...raw.subarray(i, i + 4)]
+}
+
+describe('bot/digest', () => {
+  it.each([
+    ['empty input', Buffer.alloc(0), 0],
+    ['the PNG spec check value', Buffer.from('123456789'), 0xcbf43926],
+  ])('crc32 of %s', (_, input, expected) => {
+    expect(crc32(input)).toBe(expected)
+  })
+
+  it('encodes RGBA pixels that decode back to the same pixels', () => {
+    const w = 7
+    const h = 5
+    const rgba = new Uint8Array(w * h * 4).map((_, i) => (i * 37) % 256)
+    const png = decodePng(encodePng(w, h, rgba))
+    expect(png.types).toEqual(['IHDR', 'IDAT', 'IEND'])
+    expect([png.width, png.height, png.colourType]).toEqual([w, h, 6])
+    for (let y = 0; y < h; y++) {
+      expect(png.raw[y * (w * 4 + 1)]).toBe(0)
+      for (let x = 0; x < w; x++) expect(pixel(png.raw, w, x, y)).toEqual([...rgba.subarray((y * w + x) * 4, (y * w + x) * 4 + 4)])
+    }
+  })
+
+  it.each([
+    [0, 1, 4],
+    [2, 2, 15],
+  ])('refuses a %ix%i image with %i bytes', (w, h, n) => {
+    expect(() => encodePng(w, h, new Uint8Array(n))).toThrow(RangeError)
+  })
+
+  it('draws each broker series in its colour where the data is', () => {
+    const from = 0
+    const to = 1000
+    const png = decodePng(renderChart([{ title: 'test', dimension: 'count', series: [{ name: 'b1', points: [{ at: 0, value: 10 }, { at: 1000, value: 10 }] }] }], { from, to, width: 200, panelHeight: 100, formatTick: () => '' }))
+    expect([png.width, png.height]).toEqual([200, 100])
+    // A flat series at 10 with yMax 11 sits near the top of the plot: find its colour in the middle column.
+    const column = Array.from({ length: 100 }, (_, y) => pixel(png.raw, 200, 130, y).slice(0, 3).join(','))
+    expect(column).toContain(SERIES_COLOURS[0].join(','))
+  })
+
+  it('computes per-broker health, group churn, config smells and top diagnoses for the window', async () => {
+    const store = new MemoryStore()
+    await store.append(digestSignals())
+    for (const d of digestDiagnoses()) await store.recordDiagnosis(d)
+    const r = await buildDigest(store, { cluster: 'prod', from: DAY_START, to: DAY_END, now: DAY_END })
+    expect(r.brokers.map((b) => b.broker)).toEqual(['1', '2'])
+    const [b1, b2] = r.brokers
+    expect(b1.underReplicatedMinutes).toBe(20)
+    expect(b2.underReplicatedMinutes).toBe(0)
+    expect([b1.isrShrinks, b2.isrShrinks]).toEqual([7, 0])
+    expect(b1.gcPauseP99Ms).toBe(29)
+    expect(b2.gcPauseP99Ms).toBe(15)
+    expect([b1.longestSafepointMs, b2.longestSafepointMs]).toEqual([3302, 12])
+    // 0.02 GiB per 15 minutes is 0.08 GiB per hour.
+    expect(b1.heapAfterGcSlopePerHour! / GiB).toBeCloseTo(0.08, 6)
+    expect(b2.heapAfterGcSlopePerHour).toBeCloseTo(0, 6)
+    expect([b1.restarts, b2.restarts]).toEqual([1, 0])
+    expect(r.groups).toEqual([
+      { group: 'churny-connector', rebalances: 144, memberFailures: 72, brokers: ['1'] },
+      { group: 'billing', rebalances: 1, memberFailures: 0, brokers: ['2'] },
+    ])
+    expect(r.smells.map((s) => [s.broker, s.topic, s.key, s.value])).toEqual([
+      ['1', 'LoadTestingTopic', 'segment.ms', '100'],
+      ['1', undefined, 'zookeeper.session.timeout.ms', '6000'],
+      ['2', 'legacy', 'message.format.version', '0.10.2'],
+    ])
+    expect(r.topDiagnoses.map((d) => [d.ruleId, d.count])).toEqual([
+      ['stw_pause_session_expiry', 2],
+      ['group_churn', 1],
+    ])
+    expect(r.chart.map((p) => p.series.map((s) => s.name))).toEqual([
+      ['b1', 'b2'],
+      ['b1', 'b2'],
+      ['b1', 'b2'],
+    ])
+  })
+
+  it('reports nothing for a cluster without signals, rather than zeros that look healthy', async () => {
+    const r = await buildDigest(new MemoryStore(), { cluster: 'prod', from: DAY_START, to: DAY_END, now: DAY_END })
+    expect(r.brokers).toEqual([])
+    expect(r.signalsSeen).toBe(0)
+  })
+
+  it.each([
+    ['a sample > 0 counts until the next sample', [[0, 1], [60_000, 0]], 60_000],
+    ['a missed scrape counts at most 5 minutes', [[0, 3], [3_600_000, 0]], 300_000],
+    ['the last sample counts up to the window end', [[0, 1]], 120_000],
+    ['zero samples count nothing', [[0, 0], [60_000, 0]], 0],
+  ])('under-replicated time: %s', (_, samples, expected) => {
+    const signals = samples.map(([at, value]) => ({ name: 'partitions.under_replicated', at, value, cluster: 'c', broker: '1', source: 't' }))
+    expect(underReplicatedMs(signals, 120_000)).toBe(expected)
+  })
+
+  it.each([
+    [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.99, 10],
+    [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.5, 5],
+    [[42], 0.99, 42],
+  ])('nearest-rank percentile of %j at %f is %f', (values, p, expected) => {
+    expect(percentile(values, p)).toBe(expected)
+  })
+
+  it('fits a least-squares slope, and none from a single point', () => {
+    expect(leastSquaresSlope([{ at: 0, value: 1 }, { at: 10, value: 21 }, { at: 20, value: 41 }])).toBeCloseTo(2)
+    expect(leastSquaresSlope([{ at: 5, value: 1 }])).toBeUndefined()
+  })
+})
