@@ -15,7 +15,12 @@ import type { AlertRecord, Store } from '../../engine/store/store.js'
 // Every Store implementation must pass this one suite. RedisStore runs against the real Redis on
 // 127.0.0.1:6379 under a random prefix per test; only that prefix is deleted afterwards.
 
-type Harness = { make(caps?: StoreCaps): Promise<Store>; cleanup(): Promise<void> }
+type Harness = {
+  make(caps?: StoreCaps): Promise<Store>
+  /** A second handle on the first store's data, as another engine process would have (MemoryStore: the same object). */
+  replica(): Promise<Store>
+  cleanup(): Promise<void>
+}
 type Backend = { backend: string; harness: () => Harness }
 
 const memoryHarness = (): Harness => {
@@ -25,6 +30,9 @@ const memoryHarness = (): Harness => {
       const s = new MemoryStore(caps)
       stores.push(s)
       return s
+    },
+    async replica() {
+      return stores[0]
     },
     async cleanup() {
       await Promise.all(stores.map((s) => s.close()))
@@ -55,6 +63,11 @@ const redisHarness = (): Harness => {
     async make(caps) {
       // Each store of one test gets its own sub-prefix, all under the test's prefix.
       const s = new RedisStore({ url: REDIS_URL, prefix: `${prefix}${stores.length}:`, ...caps })
+      stores.push(s)
+      return s
+    },
+    async replica() {
+      const s = new RedisStore({ url: REDIS_URL, prefix: `${prefix}0:` })
       stores.push(s)
       return s
     },
@@ -236,15 +249,16 @@ describe('engine/store', () => {
     })
 
     it('lets exactly one of two concurrent transitions from the same state win', async () => {
+      const other = await h.replica()
       const [a, b] = await Promise.all([
         store.transitionAlert(undefined, alert({ state: 'pending', summary: 'from engine A' })),
-        store.transitionAlert(undefined, alert({ state: 'pending', summary: 'from engine B' })),
+        other.transitionAlert(undefined, alert({ state: 'pending', summary: 'from engine B' })),
       ])
       expect([a, b].filter(Boolean)).toHaveLength(1)
       expect((await store.getAlert('fp-1'))?.summary).toBe(a ? 'from engine A' : 'from engine B')
 
       const fired = await Promise.all(
-        ['A', 'B', 'C'].map((who) => store.transitionAlert('pending', alert({ state: 'firing', firedAt: 2000, summary: who }))),
+        [store, other, store].map((s, i) => s.transitionAlert('pending', alert({ state: 'firing', firedAt: 2000, summary: `engine ${i}` }))),
       )
       expect(fired.filter(Boolean)).toHaveLength(1)
       expect((await store.getAlert('fp-1'))?.state).toBe('firing')
@@ -318,7 +332,8 @@ describe('engine/store', () => {
       expect(await store.acquireLock('digest', 'replica-b', 10_000)).toBe(false)
       await store.releaseLock('digest', 'replica-a')
       expect(await store.acquireLock('digest', 'replica-b', 10_000)).toBe(true)
-      const both = await Promise.all(['x', 'y'].map((o) => store.acquireLock('other', o, 10_000)))
+      const other = await h.replica()
+      const both = await Promise.all([store.acquireLock('other', 'x', 10_000), other.acquireLock('other', 'y', 10_000)])
       expect(both.filter(Boolean)).toHaveLength(1)
     })
 
