@@ -1,0 +1,106 @@
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { diagnoseIncident, DiagnosisUnavailable, verdictProblems, type LabVerdict } from './diagnose-incident.js'
+import { ensureKafkaRuntime, REPO_DIR } from './kafka-runtime.js'
+import type { Scenario, ScenarioOutcome } from './scenario.js'
+
+/** Scenario names → their modules, loaded only when run. */
+export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = {
+  stw: () => import('./scenarios/stw.js'),
+  'stw-sigstop': () => import('./scenarios/stw-sigstop.js'),
+  'roll-storm': () => import('./scenarios/roll-storm.js'),
+  'group-churn': () => import('./scenarios/group-churn.js'),
+}
+
+/** Options for {@link runScenario}. */
+export type RunOptions = {
+  /** Incident directory; default test/incidents/lab-<name>. */
+  outDir?: string
+  /** Keep the cluster's scratch directory (configs, data, full logs). */
+  keepWorkDir?: boolean
+  /** Skip the diagnosis step (record only). */
+  diagnose?: boolean
+  log?: (message: string) => void
+}
+
+/** A scenario run from start to verdict, with its timings. */
+export type ScenarioReport = {
+  outcome: ScenarioOutcome
+  verdict?: LabVerdict
+  /** Why there is no verdict (the `why` command is not in this build yet). */
+  unavailable?: string
+  /** Disagreements with the expectation; empty means the product named the right cause. */
+  problems: string[]
+  /** From fault injection to the verdict in hand (wall ms), recording and replay included. */
+  faultToDiagnosisMs?: number
+  /** From fault injection to the top cause's match time in the signals (ms). */
+  faultToMatchMs?: number
+  totalMs: number
+}
+
+/**
+ * Runs one scenario on a fresh cluster, records its incident, then asks the product for its
+ * diagnosis of the recorded incident and compares it with the scenario's expectation. The verdict and
+ * timings are appended to the incident's README.
+ */
+export async function runScenario(name: string, options: RunOptions = {}): Promise<ScenarioReport> {
+  const load = SCENARIOS[name]
+  if (!load) throw new Error(`unknown scenario '${name}' (known: ${Object.keys(SCENARIOS).join(', ')})`)
+  const { scenario } = await load()
+  const log = options.log ?? ((m: string) => console.log(`[lab ${name}] ${m}`))
+  const started = Date.now()
+  const runtime = ensureKafkaRuntime()
+  const workDir = mkdtempSync(join(tmpdir(), `kafka-why-lab-${name}-`))
+  const outDir = options.outDir ?? join(REPO_DIR, 'test', 'incidents', `lab-${name}`)
+  let outcome: ScenarioOutcome
+  try {
+    outcome = await scenario.run({ runtime, outDir, workDir, log })
+  } finally {
+    if (!options.keepWorkDir) rmSync(workDir, { recursive: true, force: true })
+    else log(`scratch directory kept: ${workDir}`)
+  }
+  log(`incident recorded in ${outDir}`)
+  if (options.diagnose === false) return { outcome, problems: [], totalMs: Date.now() - started }
+
+  let verdict: LabVerdict | undefined
+  let unavailable: string | undefined
+  try {
+    verdict = await diagnoseIncident(outDir, outcome.broker)
+  } catch (err) {
+    if (!(err instanceof DiagnosisUnavailable)) throw err
+    unavailable = err.message
+  }
+  const diagnosedAt = Date.now()
+  const problems = verdict ? verdictProblems(verdict, outcome.expect) : []
+  const report: ScenarioReport = {
+    outcome,
+    verdict,
+    unavailable,
+    problems,
+    faultToDiagnosisMs: verdict ? diagnosedAt - outcome.faultAt : undefined,
+    faultToMatchMs: verdict?.matchedAt !== undefined ? verdict.matchedAt - outcome.faultAt : undefined,
+    totalMs: diagnosedAt - started,
+  }
+  appendFileSync(join(outDir, 'README.md'), verdictSection(report))
+  return report
+}
+
+function seconds(ms: number | undefined): string {
+  return ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`
+}
+
+function verdictSection(r: ScenarioReport): string {
+  if (!r.verdict) return `\n## Diagnosis at recording time\n\nNot run: ${r.unavailable ?? 'skipped'}.\n`
+  const v = r.verdict
+  return `
+## Diagnosis at recording time
+
+\`${v.via}\` (took ${seconds(v.tookMs)}):
+
+${v.ruleIds.length ? v.ruleIds.map((id, i) => `${i + 1}. \`${id}\`: ${v.causes[i]}`).join('\n') : 'no cause matched'}
+${v.nearMisses.length ? `\nNear misses:\n\n${v.nearMisses.map((n) => `- ${n}`).join('\n')}\n` : ''}
+Expectation ${r.problems.length ? `NOT met: ${r.problems.join('; ')}` : 'met'}. Time from fault to the top cause's matching
+evidence: ${seconds(r.faultToMatchMs)}; from fault to the diagnosis in hand (recording and replay included): ${seconds(r.faultToDiagnosisMs)}.
+`
+}

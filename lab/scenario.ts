@@ -1,0 +1,53 @@
+import type { KafkaRuntime } from './kafka-runtime.js'
+
+/** What a scenario costs to run, stated in the README and by `kafka-why lab list`. */
+export type ScenarioNeeds = {
+  /** Typical wall time of one run on a 2-core machine, including start and stop. */
+  seconds: number
+  /** Peak resident memory of everything it starts, roughly. */
+  memoryMb: number
+  /** Which ports it listens on (all dynamic, 127.0.0.1 only). */
+  ports: string
+}
+
+/** What the diagnosis of the recorded incident must say. */
+export type ScenarioExpectation = {
+  /** Rule id that must rank first. */
+  topRule: string
+  /** Other rule ids that may rank first instead (the same cause seen by a more specific rule). */
+  alsoTop?: string[]
+  /** Rule ids that must not appear among the causes at all. */
+  absentRules: string[]
+}
+
+/** Everything one scenario run hands back after it has recorded its incident. */
+export type ScenarioOutcome = {
+  /** Incident directory name, `lab-<scenario>`. */
+  slug: string
+  outDir: string
+  /** The broker to ask `why` about. */
+  broker: string
+  /** Epoch ms when the fault was injected. */
+  faultAt: number
+  expect: ScenarioExpectation
+  /** Figures measured during the run, for the README (stall length, records sent, errors seen, …). */
+  facts: Record<string, string | number>
+}
+
+/** What a scenario gets to work with. */
+export type ScenarioContext = {
+  runtime: KafkaRuntime
+  /** Where the incident is written (test/incidents/lab-<name> unless overridden). */
+  outDir: string
+  /** Scratch directory for the cluster; removed afterwards unless kept. */
+  workDir: string
+  log: (message: string) => void
+}
+
+/** A reproducible fault on a real cluster that ends in a recorded incident. */
+export type Scenario = {
+  name: string
+  summary: string
+  needs: ScenarioNeeds
+  run(ctx: ScenarioContext): Promise<ScenarioOutcome>
+}

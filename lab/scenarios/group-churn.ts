@@ -1,0 +1,118 @@
+import kafkajs from 'kafkajs'
+import { startCluster } from '../cluster.js'
+import { LAB_CLUSTER_NAME, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
+import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
+import { countLines, createTopic } from '../session-stall.js'
+
+const TOPIC = 'billing-events'
+const GROUP = 'billing-sync'
+const CYCLES = 24
+const CYCLE_LIMIT_MS = 90_000
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** A kafkajs consumer in the group; resolves once it has joined (its first GROUP_JOIN). */
+async function joinGroup(kafka: kafkajs.Kafka, timeoutMs: number): Promise<kafkajs.Consumer> {
+  const consumer = kafka.consumer({ groupId: GROUP, sessionTimeout: 6_000, rebalanceTimeout: 10_000, heartbeatInterval: 500 })
+  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()))
+  await consumer.connect()
+  await consumer.subscribe({ topics: [TOPIC], fromBeginning: false })
+  await consumer.run({ eachMessage: async () => {} })
+  await Promise.race([joined, sleep(timeoutMs)])
+  return consumer
+}
+
+/**
+ * Seed 003's trigger for real: one consumer stays in group `billing-sync` while another joins and
+ * leaves it over and over, so the coordinator broker logs a rebalance on every join and every leave.
+ * (The Selector leak itself was fixed in Kafka 2.2.1; on 3.9 the heap stays flat, which the recording
+ * shows through the exporter.)
+ */
+async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  ctx.log('starting ZooKeeper and 1 broker (256 MiB heap)')
+  const cluster = await startCluster({ brokers: 1, mode: 'zk', dir: ctx.workDir, heapMb: 256 })
+  const broker = cluster.brokers[0]
+  const recorder = new ScrapeRecorder(cluster)
+  const kafka = new kafkajs.Kafka({ clientId: 'billing-sync-worker', brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
+  const consumers: kafkajs.Consumer[] = []
+  try {
+    await createTopic(cluster, TOPIC, 3, 1, {})
+    recorder.start()
+    consumers.push(await joinGroup(kafka, 15_000))
+    await sleep(4_000)
+    const facts = await readConfigFacts(cluster, [TOPIC], Date.now())
+    const faultAt = Date.now()
+    ctx.log(`a second member joins and leaves ${GROUP} ${CYCLES} times`)
+    let cycles = 0
+    while (cycles < CYCLES && Date.now() - faultAt < CYCLE_LIMIT_MS) {
+      const churner = await joinGroup(kafka, 10_000)
+      await sleep(300)
+      await churner.disconnect()
+      cycles++
+    }
+    const churnMs = Date.now() - faultAt
+    await sleep(4_000)
+    for (const c of consumers.splice(0)) await c.disconnect()
+    await recorder.stop()
+    await cluster.stop()
+
+    const server = broker.serverLog
+    const measured = {
+      'join/leave cycles': cycles,
+      'seconds of churn': (churnMs / 1000).toFixed(1),
+      '"Preparing to rebalance group" lines': countLines(server, new RegExp(`Preparing to rebalance group ${GROUP}`)),
+      '"Stabilized group" lines': countLines(server, new RegExp(`Stabilized group ${GROUP}`)),
+      'scrapes (failed)': `${recorder.scrapes} (${recorder.failures})`,
+    }
+    const expect: ScenarioExpectation = { topRule: 'group_rebalance_storm', alsoTop: ['group_churn_heap_growth'], absentRules: ['selector_leak_group_churn'] }
+    writeIncident({ outDir: ctx.outDir, cluster, signals: [...recorder.signals, ...facts], readme: readme(faultAt, measured, expect) })
+    return { slug: 'lab-group-churn', outDir: ctx.outDir, broker: String(broker.id), faultAt, expect, facts: measured }
+  } finally {
+    for (const c of consumers) await c.disconnect().catch(() => {})
+    await recorder.stop()
+    await cluster.stop({ graceMs: 2_000 })
+  }
+}
+
+function readme(faultAt: number, measured: Record<string, string | number>, expect: ScenarioExpectation): string {
+  return `# lab-group-churn: a consumer joins and leaves its group on a loop
+
+Recorded by \`npm run lab -- group-churn\` on a real Apache Kafka 3.9 broker (ZooKeeper mode, 1 broker, 256 MiB
+heap, OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing was edited.
+Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
+
+**What was done.** Topic \`${TOPIC}\` (3 partitions). One kafkajs consumer stayed in group \`${GROUP}\`; from
+${new Date(faultAt).toISOString()} a second one joined, waited for its assignment and left, over and over. The broker
+(the group's coordinator) logged a rebalance for every join and every leave.
+
+| measure | value |
+|---|---|
+${Object.entries(measured)
+  .map(([k, v]) => `| ${k} | ${v} |`)
+  .join('\n')}
+
+On Kafka 3.9 the Selector leak of seed 003 is fixed, so heap after GC stays flat: this recording is the
+churn without the leak. \`selector_leak_group_churn\` needs a broker older than 2.2.1 and must not fire.
+
+## Files
+
+| file | what |
+|---|---|
+| \`broker-1/server.log\`, \`controller.log\`, \`state-change.log\` | the broker's log4j output, Kafka's own layout (GroupCoordinator lines) |
+| \`broker-1/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
+| \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source) |
+| \`signals.jsonl\` | JMX exporter scrapes every 2 s (heap, GC, group coordinator gauges) through the Prometheus adapter, and configs |
+
+## Expected diagnosis
+
+Broker 1: \`${expect.topRule}\`${expect.alsoTop?.length ? ` (or ${expect.alsoTop.map((r) => `\`${r}\``).join(', ')})` : ''} ranks first and names \`${GROUP}\`; ${expect.absentRules.map((r) => `\`${r}\``).join(', ')} must not fire.
+`
+}
+
+/** Seed 003's churn for real: a group member joining and leaving on a loop. */
+export const scenario: Scenario = {
+  name: 'group-churn',
+  summary: `a consumer joins and leaves group ${GROUP} ${CYCLES} times while another member stays; the coordinator logs every rebalance`,
+  needs: { seconds: 60, memoryMb: 700, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
+  run,
+}

@@ -1,0 +1,146 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import kafkajs from 'kafkajs'
+import { startCluster } from '../cluster.js'
+import { LAB_CLUSTER_NAME, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
+import { startJavaTool } from '../java-tool.js'
+import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
+import { countLines, createTopic } from '../session-stall.js'
+import { fileHasLine, waitFor } from '../wait-for.js'
+
+const TOPIC = 'LoadTestingTopic'
+const PARTITIONS = 6
+/** Open-files limit of the broker: its jars, sockets and internal topics take ~250 at start. */
+const FD_LIMIT = 700
+const SEGMENT_MS = '100'
+const FAILURE_LINE = /Too many open files|Map failed|LogDirFailureChannel|Halting broker|Shutdown broker because all log dirs/
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function alterTopicConfig(bootstrap: string, topic: string, entries: Record<string, string>): Promise<void> {
+  const kafka = new kafkajs.Kafka({ clientId: 'kafka-why-lab', brokers: bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
+  const admin = kafka.admin()
+  try {
+    await admin.connect()
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: kafkajs.ConfigResourceTypes.TOPIC, name: topic, configEntries: Object.entries(entries).map(([name, value]) => ({ name, value })) }],
+    })
+  } finally {
+    await admin.disconnect().catch(() => {})
+  }
+}
+
+/**
+ * Seed 001 for real: a topic under steady load gets segment.ms=100 on a broker whose open-files limit
+ * is low, so every partition rolls a segment (a new .log file held open, two mmapped indexes) every
+ * 100 ms until the broker hits "Too many open files", fails its log dir and halts.
+ */
+async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  ctx.log(`starting ZooKeeper and 1 broker with an open-files limit of ${FD_LIMIT}`)
+  const cluster = await startCluster({ brokers: 1, mode: 'zk', dir: ctx.workDir, fdLimit: FD_LIMIT, heapMb: 320 })
+  const broker = cluster.brokers[0]
+  const recorder = new ScrapeRecorder(cluster)
+  const clientsDir = join(ctx.workDir, 'clients')
+  mkdirSync(clientsDir, { recursive: true })
+  let producer: ReturnType<typeof startJavaTool> | undefined
+  try {
+    await createTopic(cluster, TOPIC, PARTITIONS, 1, {})
+    recorder.start()
+    producer = startJavaTool(
+      ctx.runtime,
+      'org.apache.kafka.tools.ProducerPerformance',
+      ['--topic', TOPIC, '--num-records', '100000000', '--record-size', '512', '--throughput', '600',
+        '--producer-props', `bootstrap.servers=${cluster.bootstrap}`, 'acks=1', 'client.id=load-test'],
+      { stdoutFile: join(clientsDir, 'producer-perf.out'), logFile: join(clientsDir, 'producer.log') },
+    )
+    await sleep(8_000)
+    const before = await readConfigFacts(cluster, [TOPIC], Date.now())
+    const faultAt = Date.now()
+    ctx.log(`setting segment.ms=${SEGMENT_MS} on ${TOPIC}`)
+    await alterTopicConfig(cluster.bootstrap, TOPIC, { 'segment.ms': SEGMENT_MS })
+    const after = await readConfigFacts(cluster, [TOPIC], Date.now())
+    await waitFor(() => fileHasLine(broker.serverLog, FAILURE_LINE), { timeoutMs: 120_000, intervalMs: 500, what: 'file descriptor exhaustion' })
+    const failedAt = Date.now()
+    ctx.log(`broker failed ${((failedAt - faultAt) / 1000).toFixed(1)} s after the change; letting it finish`)
+    await waitFor(() => !broker.process.alive(), { timeoutMs: 15_000, what: 'broker halt' }).catch(() => ctx.log('broker still running after its log dir failed'))
+    await sleep(2_000)
+    await producer.stop(2_000)
+    await recorder.stop()
+    await cluster.stop({ graceMs: 5_000 })
+
+    const server = broker.serverLog
+    const measured = {
+      'open-files limit (prlimit)': FD_LIMIT,
+      'segment.ms set at': new Date(faultAt).toISOString(),
+      'seconds from segment.ms=100 to the first failure line': ((failedAt - faultAt) / 1000).toFixed(1),
+      '"Rolled new log segment" lines': countLines(server, /Rolled new log segment/),
+      '"Too many open files" lines': countLines(server, /Too many open files/),
+      '"Map failed" lines': countLines(server, /Map failed/),
+      'LogDirFailureChannel errors': countLines(server, /\(org\.apache\.kafka\.storage\.internals\.log\.LogDirFailureChannel\)/),
+      'broker halted': broker.process.alive() ? 'no' : 'yes',
+    }
+    const expect: ScenarioExpectation = { topRule: 'roll_storm_resource_exhaustion', absentRules: ['fd_exhaustion'] }
+    writeIncident({
+      outDir: ctx.outDir,
+      cluster,
+      signals: [...recorder.signals, ...before, ...after],
+      extraFiles: [
+        { from: join(clientsDir, 'producer.log'), to: 'clients/producer.log', format: 'client' },
+        { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },
+      ],
+      readme: readme(faultAt, measured, expect),
+    })
+    return { slug: 'lab-roll-storm', outDir: ctx.outDir, broker: String(broker.id), faultAt, expect, facts: measured }
+  } finally {
+    await producer?.stop(1_000)
+    await recorder.stop()
+    await cluster.stop({ graceMs: 2_000 })
+  }
+}
+
+function readme(faultAt: number, measured: Record<string, string | number>, expect: ScenarioExpectation): string {
+  return `# lab-roll-storm: segment.ms=100 under load exhausts a broker's file descriptors
+
+Recorded by \`npm run lab -- roll-storm\` on a real Apache Kafka 3.9 broker (ZooKeeper mode, 1 broker,
+OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing was edited.
+Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
+
+**What was done.** The broker ran under \`prlimit --nofile=${FD_LIMIT}\` (its jars, sockets and internal topics
+take about 250 at start). Topic \`${TOPIC}\` (${PARTITIONS} partitions, RF 1) took 600 records/s of 512 B from
+\`kafka-producer-perf-test\`. After 8 s, at ${new Date(faultAt).toISOString()}, the topic's \`segment.ms\` was set to
+${SEGMENT_MS} (\`kafka-configs --alter\` through the admin API), as in the seed report. Each partition then rolled a new
+segment about every 100 ms; each segment keeps its \`.log\` file open, so the broker ran out of file
+descriptors, the log dir failed and the broker halted.
+
+| measure | value |
+|---|---|
+${Object.entries(measured)
+  .map(([k, v]) => `| ${k} | ${v} |`)
+  .join('\n')}
+
+## Files
+
+| file | what |
+|---|---|
+| \`broker-1/server.log\`, \`controller.log\`, \`state-change.log\` | the broker's log4j output, Kafka's own layout |
+| \`broker-1/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
+| \`clients/producer.log\` | the producer's WARN/ERROR log4j output |
+| \`clients/producer-perf.out\` | the perf tool's progress lines (no timestamps; not listed as a source) |
+| \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source) |
+| \`signals.jsonl\` | JMX exporter scrapes every 2 s (\`process_open_fds\`, \`NumLogSegments\`, …) through the Prometheus adapter, and the topic's and broker's configs before and after the change (describeConfigs) |
+
+## Expected diagnosis
+
+Broker 1: \`${expect.topRule}\` ranks first and names \`${TOPIC}\`; ${expect.absentRules.map((r) => `\`${r}\``).join(', ')} must not fire.
+Asserted live by \`test/lab/scenarios.test.ts\` and on the recording by \`test/lab/recorded.test.ts\`.
+`
+}
+
+/** Seed 001 for real: a segment-roll storm until the broker runs out of file descriptors. */
+export const scenario: Scenario = {
+  name: 'roll-storm',
+  summary: `segment.ms=100 on a loaded 6-partition topic, broker limited to ${FD_LIMIT} open files, until Too many open files and log dir failure`,
+  needs: { seconds: 50, memoryMb: 900, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
+  run,
+}
