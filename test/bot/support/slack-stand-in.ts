@@ -96,7 +96,7 @@ export class SlackStandIn {
     const args = parseBody(req.headers['content-type'] ?? '', body)
     if (url.pathname.startsWith('/respond/')) {
       const problems = [...(args.blocks !== undefined ? validateBlocks(args.blocks) : []), ...(args.text || args.blocks ? [] : ['respond: text or blocks required'])]
-      this.responses.push({ method: 'respond', args, at: Date.now(), problems, status: 200 })
+      this.responses.push({ method: 'respond', args: { ...args, __path: url.pathname }, at: Date.now(), problems, status: 200 })
       return send(200, { ok: true })
     }
     const method = url.pathname.replace(/^\/api\//, '')

@@ -1,0 +1,167 @@
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSlackBot, type SlackBot } from '../../bot/app.js'
+import { signedHeaders } from './support/sign.js'
+import { SlackStandIn } from './support/slack-stand-in.js'
+import { testContext, type TestContext } from './support/bot-context.js'
+
+const SECRET = 'test-signing-secret-0123456789'
+
+describe('bot/app (end to end through the HTTP receiver)', () => {
+  const slack = new SlackStandIn()
+  let bot: SlackBot
+  let t: TestContext
+  let url: string
+
+  beforeAll(async () => {
+    await slack.start()
+    t = await testContext()
+    bot = createSlackBot({ mode: 'http', botToken: 'xoxb-test', signingSecret: SECRET, port: 0, slackApiUrl: slack.apiUrl, configPath: '' }, t.ctx)
+    const server = (await bot.app.start({ port: 0, host: '127.0.0.1' })) as Server
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`
+  })
+  afterAll(async () => {
+    await bot?.app.stop()
+    await slack.stop()
+  })
+
+  function commandBody(text: string, user = 'U0CAROL', channel = 'C0PERF'): { body: string; responseUrl: string } {
+    const responseUrl = slack.responseUrl()
+    const body = new URLSearchParams({
+      token: 'x',
+      team_id: 'TTEAM',
+      team_domain: 'example',
+      channel_id: channel,
+      channel_name: 'kafka',
+      user_id: user,
+      user_name: user.toLowerCase(),
+      command: '/kafka',
+      text,
+      api_app_id: 'AAPP',
+      response_url: responseUrl,
+      trigger_id: '1.2.3',
+    }).toString()
+    return { body, responseUrl }
+  }
+
+  function actionBody(actionId: string, value: string, user = 'U0CAROL', channel = 'C0PERF'): { body: string; responseUrl: string } {
+    const responseUrl = slack.responseUrl()
+    const payload = {
+      type: 'block_actions',
+      team: { id: 'TTEAM', domain: 'example' },
+      user: { id: user, username: user.toLowerCase(), team_id: 'TTEAM' },
+      api_app_id: 'AAPP',
+      token: 'x',
+      container: { type: 'message', message_ts: '1700000000.000100', channel_id: channel, is_ephemeral: false },
+      trigger_id: '1.2.3',
+      channel: { id: channel, name: 'kafka' },
+      response_url: responseUrl,
+      actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, text: { type: 'plain_text', text: 'x' }, action_ts: '1700000001.000' }],
+    }
+    return { body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), responseUrl }
+  }
+
+  async function send(body: string, headers: Record<string, string>): Promise<{ status: number; ms: number }> {
+    const started = performance.now()
+    const res = await fetch(url, { method: 'POST', body, headers })
+    await res.text()
+    return { status: res.status, ms: performance.now() - started }
+  }
+
+  async function reply(responseUrl: string): Promise<Record<string, any>> {
+    await slack.waitFor(() => findResponse(responseUrl) !== undefined)
+    return findResponse(responseUrl)!
+  }
+
+  function findResponse(responseUrl: string): Record<string, any> | undefined {
+    return slack.responses.find((r) => r.args.__path === new URL(responseUrl).pathname)?.args
+  }
+
+  it('answers a signed /kafka why with the ranked diagnosis, acked well inside 3 s', async () => {
+    const { body, responseUrl } = commandBody('why 1')
+    const { status, ms } = await send(body, signedHeaders(SECRET, body))
+    expect(status).toBe(200)
+    expect(ms).toBeLessThan(3000)
+    const r = await reply(responseUrl)
+    expect(r.response_type).toBe('in_channel')
+    expect(r.text).toContain('JVM stop-the-world pause on broker 1')
+    expect(JSON.stringify(r.blocks)).toContain('Client session timed out, have not heard from server in 7768ms')
+    expect(slack.allProblems()).toEqual([])
+  })
+
+  it.each([
+    ['frobnicate', /Unknown command 'frobnicate'.*\/kafka help/],
+    ['why', /Missing arguments\. Usage: `\/kafka why <broker> \[since\]`/],
+    ['why 7', /Broker 7 is unknown in cluster perf-lab.*Known brokers: 1\./],
+    ['describe topic', /Missing arguments/],
+    ['config topic orders set segment.ms=1; rm -rf /', /The character ";" is not accepted.*Nothing was run/],
+    ['describe topic "orders"', /Quotes are not accepted/],
+    ['why 1\nconfig topic orders set segment.ms=1', /must fit on one line/],
+    ['config topic orders set segment.ms=1', /You may not change configuration here.*Nothing was changed/],
+    ['silence nosuchrule 1h', /neither a loaded rule nor a known alert fingerprint/],
+  ])('replies to %j with a clear ephemeral message and runs nothing', async (text, message) => {
+    const changes = async () => (await t.store.listAudit(1000)).filter((a) => a.outcome !== 'denied').length
+    const audits = await changes()
+    const silences = (await t.store.listSilences(t.ctx.now())).length
+    const { body, responseUrl } = commandBody(text)
+    expect((await send(body, signedHeaders(SECRET, body))).status).toBe(200)
+    const r = await reply(responseUrl)
+    expect(r.response_type).toBe('ephemeral')
+    expect(r.text).toMatch(message)
+    expect(t.adminCalls).toEqual([])
+    expect((await t.store.listSilences(t.ctx.now())).length).toBe(silences)
+    expect(await changes()).toBe(audits)
+  })
+
+  it('records a denied change by a user who is not allowed', async () => {
+    const audit = await t.store.listAudit(1000)
+    expect(audit.some((a) => a.outcome === 'denied' && a.user === 'U0CAROL' && a.target === 'perf-lab:topic/orders:segment.ms')).toBe(true)
+  })
+
+  it('silences a rule for an hour from the button, writing a Silence and an audit record', async () => {
+    const { body, responseUrl } = actionBody('kafka_silence_1h', JSON.stringify({ matcher: 'stw_pause_session_expiry' }))
+    expect((await send(body, signedHeaders(SECRET, body))).status).toBe(200)
+    const r = await reply(responseUrl)
+    expect(r.text).toContain('Silenced stw_pause_session_expiry for 1h')
+    const s = (await t.store.listSilences(t.ctx.now())).find((x) => x.matcher === 'stw_pause_session_expiry')
+    expect(s).toMatchObject({ createdBy: 'U0CAROL', expiresAt: t.ctx.now() + 3_600_000 })
+    expect((await t.store.listAudit(10)).some((a) => a.action === 'silence' && a.outcome === 'applied')).toBe(true)
+  })
+
+  it('runs the Show rule button through the same command path', async () => {
+    const { body, responseUrl } = actionBody('kafka_show_rule', 'stw_pause_session_expiry')
+    expect((await send(body, signedHeaders(SECRET, body))).status).toBe(200)
+    const r = await reply(responseUrl)
+    expect(r.text).toContain('Rule stw_pause_session_expiry')
+    expect(JSON.stringify(r.blocks)).toContain('safepoint.sync')
+  })
+
+  it('refuses a Run button whose command carries shell metacharacters', async () => {
+    const { body, responseUrl } = actionBody('kafka_run', 'config broker 1; reboot')
+    expect((await send(body, signedHeaders(SECRET, body))).status).toBe(200)
+    expect((await reply(responseUrl)).text).toMatch(/The character ";" is not accepted/)
+    expect(t.adminCalls).toEqual([])
+  })
+
+  it.each([
+    ['a forged signature', (body: string) => ({ ...signedHeaders('not-the-secret', body) })],
+    ['a stale timestamp', (body: string) => signedHeaders(SECRET, body, Math.floor(Date.now() / 1000) - 10 * 60)],
+    ['no signature at all', () => ({ 'content-type': 'application/x-www-form-urlencoded' })],
+  ])('refuses %s and runs nothing', async (_, headers) => {
+    const before = slack.responses.length
+    const audits = (await t.store.listAudit(1000)).length
+    const { body } = actionBody('kafka_silence_1h', JSON.stringify({ matcher: 'not_leader_errors' }))
+    const { status } = await send(body, headers(body) as Record<string, string>)
+    expect(status).toBe(401)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(slack.responses.length).toBe(before)
+    expect((await t.store.listSilences(t.ctx.now())).some((s) => s.matcher === 'not_leader_errors')).toBe(false)
+    expect((await t.store.listAudit(1000)).length).toBe(audits)
+  })
+
+  it('validated every payload it sent against Block Kit limits', () => {
+    expect(slack.responses.length).toBeGreaterThan(10)
+    expect(slack.allProblems()).toEqual([])
+  })
+})
