@@ -247,19 +247,28 @@ export class RedisStore implements Store {
       if (args) args.push(s.at, signalMember(s))
       else byName.set(s.name, [s.at, signalMember(s)])
     }
+    // Indexes before and after the data: if the connection drops mid-pipeline an index may name an
+    // empty key (harmless), and if a concurrent trim unindexes an emptied name between the two, the
+    // second SADD restores it; a stored signal is never left where no query would find it. Each
+    // signal is one member of one ZADD, so it is stored whole or not at all.
     const brokers: string[] = []
     const clusters: string[] = []
+    const zadds: [string, (string | number)[]][] = []
     for (const [cluster, byBroker] of groups) {
       for (const [broker, byName] of byBroker) {
         if (broker === undefined) clusters.push(cluster)
         else brokers.push(JSON.stringify([cluster, broker]))
         if (byName.size === 0) continue
-        for (const [name, args] of byName) pipe.zadd(k.signal(cluster, broker, name), ...args)
         pipe.sadd(k.names(cluster, broker), ...byName.keys())
+        for (const [name, args] of byName) zadds.push([k.signal(cluster, broker, name), args])
       }
     }
     if (brokers.length > 0) pipe.sadd(k.brokers(), ...brokers)
     if (clusters.length > 0) pipe.sadd(k.clusters(), ...clusters)
+    for (const [key, args] of zadds) pipe.zadd(key, ...args)
+    for (const [cluster, byBroker] of groups) {
+      for (const [broker, byName] of byBroker) if (byName.size > 0) pipe.sadd(k.names(cluster, broker), ...byName.keys())
+    }
     return pipe
   }
 
