@@ -36,9 +36,10 @@ type Server = { child: ChildProcess; dir: string; exited: Promise<unknown> }
 const running = new Set<Server>()
 
 /** Starts `redis-server` on the port and waits until it answers; no persistence, no daemon. */
-async function startRedis(port: number): Promise<Server> {
+async function startRedis(port: number, extraArgs: string[] = []): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'kafka-why-ingest-'))
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir], {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir, ...extraArgs]
+  const child = spawn('redis-server', args, {
     stdio: ['ignore', 'pipe', 'ignore'],
   })
   const server: Server = { child, dir, exited: new Promise((r) => child.once('exit', r)) }
@@ -125,6 +126,19 @@ describe('engine/ingest', () => {
       expect((err as Error).message).toBe(`cannot reach Redis at redis://127.0.0.1:${port}: connection refused`)
       expect(performance.now() - started).toBeLessThan(2000)
     }
+  })
+
+  it('says authentication failed, without printing the password, when the password is wrong', async () => {
+    const port = await freePort()
+    await startRedis(port, ['--requirepass', 'right-secret'])
+    const store = new RedisStore({ url: `redis://:wrong-secret@127.0.0.1:${port}`, connectTimeoutMs: 300, commandTimeoutMs: 500 })
+    cleanups.push(() => store.close())
+    const err = await store.brokers().then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(err).toBeInstanceOf(StoreUnavailableError)
+    expect((err as Error).message).toBe(`cannot reach Redis at redis://:***@127.0.0.1:${port}: authentication failed`)
   })
 
   it('buffers while Redis is down, refuses what does not fit, and stores the rest once it is up', async () => {
