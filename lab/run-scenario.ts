@@ -1,9 +1,9 @@
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { diagnoseIncident, DiagnosisUnavailable, verdictProblems, type LabVerdict } from './diagnose-incident.js'
 import { ensureKafkaRuntime, REPO_DIR } from './kafka-runtime.js'
-import type { Scenario, ScenarioOutcome } from './scenario.js'
+import type { Scenario, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 
 /** Scenario names → their modules, loaded only when run. */
 export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = {
@@ -11,6 +11,18 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'stw-sigstop': () => import('./scenarios/stw-sigstop.js'),
   'roll-storm': () => import('./scenarios/roll-storm.js'),
   'group-churn': () => import('./scenarios/group-churn.js'),
+  'down-conversion': () => import('./scenarios/down-conversion.js'),
+}
+
+/** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
+export const LAB_EXPECTATION_FILE = 'lab.json'
+
+/** A lab incident's lab.json: read by the replay test. */
+export type LabExpectationFile = { scenario: string; broker: string; faultAt: string; expect: ScenarioExpectation }
+
+/** Reads a recorded lab incident's expectation. */
+export function readLabExpectation(dir: string): LabExpectationFile {
+  return JSON.parse(readFileSync(join(dir, LAB_EXPECTATION_FILE), 'utf8')) as LabExpectationFile
 }
 
 /** Options for {@link runScenario}. */
@@ -61,6 +73,7 @@ export async function runScenario(name: string, options: RunOptions = {}): Promi
     else log(`scratch directory kept: ${workDir}`)
   }
   log(`incident recorded in ${outDir}`)
+  writeFileSync(join(outDir, LAB_EXPECTATION_FILE), JSON.stringify({ scenario: name, broker: outcome.broker, faultAt: new Date(outcome.faultAt).toISOString(), expect: outcome.expect }, null, 2) + '\n')
   if (options.diagnose === false) return { outcome, problems: [], totalMs: Date.now() - started }
 
   let verdict: LabVerdict | undefined

@@ -96,8 +96,9 @@ public final class SafepointStall {
   }
 
   private static long stall(long requestedMs, double nsPerIteration) throws InterruptedException {
-    // Twice the calibrated trip count as a ceiling; the deadline ends the loop.
-    long iterations = (long) (2 * requestedMs * 1_000_000.0 / nsPerIteration);
+    // The deadline ends the loop; fifty times the calibrated trip count is only a ceiling, since the
+    // calibration may have run while the CPUs were busier than during the stall.
+    long iterations = (long) (50 * requestedMs * 1_000_000.0 / nsPerIteration);
     int outer = (int) Math.max(1, Math.min(Integer.MAX_VALUE, iterations / CHUNK));
     long[] spun = new long[1];
     Thread spinner = new Thread(() -> {

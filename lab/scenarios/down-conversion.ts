@@ -1,0 +1,148 @@
+import { spawnSync } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { startCluster } from '../cluster.js'
+import { LAB_CLUSTER_NAME, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
+import { startJavaTool } from '../java-tool.js'
+import { spawnManaged, type ManagedProcess } from '../managed-process.js'
+import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
+import { countLines, createTopic } from '../session-stall.js'
+
+const TOPIC = 'legacy-events'
+const PARTITIONS = 12
+const RECORDS = 150_000
+const OLD_CONSUMERS = 3
+const CONSUME_MS = 45_000
+const HEAP_MB = 192
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** True when Debian's kcat (librdkafka's command-line client) is installed. */
+export function kcatAvailable(): boolean {
+  return !spawnSync('kcat', ['-V'], { stdio: 'ignore' }).error
+}
+
+/**
+ * Seed 002 for real: consumers speaking the 0.10.0 protocol (kcat with API version requests off and
+ * broker.version.fallback=0.10.0, so it sends Fetch v2 and can only read message format v1) read a
+ * format-v2 topic from the beginning, over and over, from a broker with a small heap. Every batch they
+ * get is down-converted on the broker: FetchMessageConversionsPerSec climbs and the heap works hard.
+ */
+async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  if (!kcatAvailable()) throw new Error('kcat not found (apt-get install kcat)')
+  ctx.log(`starting ZooKeeper and 1 broker with a ${HEAP_MB} MiB heap`)
+  const cluster = await startCluster({ brokers: 1, mode: 'zk', dir: ctx.workDir, heapMb: HEAP_MB })
+  const broker = cluster.brokers[0]
+  const recorder = new ScrapeRecorder(cluster)
+  const clientsDir = join(ctx.workDir, 'clients')
+  mkdirSync(clientsDir, { recursive: true })
+  const loops: ManagedProcess[] = []
+  try {
+    await createTopic(cluster, TOPIC, PARTITIONS, 1, {})
+    recorder.start()
+    ctx.log(`writing ${RECORDS} records of 1 KiB to ${TOPIC}`)
+    const fill = startJavaTool(
+      ctx.runtime,
+      'org.apache.kafka.tools.ProducerPerformance',
+      ['--topic', TOPIC, '--num-records', String(RECORDS), '--record-size', '1024', '--throughput', '-1',
+        '--producer-props', `bootstrap.servers=${cluster.bootstrap}`, 'acks=1', 'linger.ms=20', 'batch.size=262144', 'client.id=legacy-writer'],
+      { stdoutFile: join(clientsDir, 'producer-perf.out'), logFile: join(clientsDir, 'producer.log') },
+    )
+    await Promise.race([fill.exited, sleep(120_000)])
+    await fill.stop(1_000)
+    await sleep(4_000)
+    const facts = await readConfigFacts(cluster, [TOPIC], Date.now())
+
+    const faultAt = Date.now()
+    ctx.log(`${OLD_CONSUMERS} old-protocol consumers (kcat, Fetch v2) read ${TOPIC} from the beginning for ${CONSUME_MS / 1000} s`)
+    const kcat = [
+      '-C', '-b', cluster.bootstrap, '-t', TOPIC, '-o', 'beginning', '-e', '-q', '-f', '%o\\n',
+      '-X', 'api.version.request=false', '-X', 'broker.version.fallback=0.10.0',
+      '-X', 'fetch.message.max.bytes=16777216', '-X', 'receive.message.max.bytes=268435456',
+      '-X', 'queued.max.messages.kbytes=65536', '-X', 'client.id=legacy-connector',
+    ]
+    const script = `end=$(( $(date +%s) + ${Math.round(CONSUME_MS / 1000)} )); n=0; while [ "$(date +%s)" -lt "$end" ]; do kcat "$@" > /dev/null || true; n=$((n+1)); done; echo "$n passes"`
+    for (let i = 0; i < OLD_CONSUMERS; i++) {
+      loops.push(spawnManaged('bash', ['-c', script, 'old-consumer', ...kcat], { stdoutFile: join(clientsDir, `kcat-${i + 1}.out`), stderrFile: join(clientsDir, `kcat-${i + 1}.out`) }))
+    }
+    await Promise.race([Promise.all(loops.map((l) => l.exited)), sleep(CONSUME_MS + 30_000)])
+    await sleep(4_000)
+    await recorder.stop()
+    await cluster.stop()
+
+    const conversions = recorder.signals.filter((s) => s.name === 'fetch.down_conversion' && s.labels?.topic === TOPIC)
+    const peak = conversions.reduce((m, s) => Math.max(m, s.value ?? 0), 0)
+    const server = broker.serverLog
+    const measured = {
+      'broker heap (MiB)': HEAP_MB,
+      'records in the topic': RECORDS,
+      'old consumers': OLD_CONSUMERS,
+      'peak down-conversions per second (exporter)': Math.round(peak),
+      'GC pauses logged during the run': countLines(broker.gcLog, /\[info\]\[gc\s*\] GC\(\d+\) Pause/),
+      'OutOfMemoryError lines': countLines(server, /OutOfMemoryError/),
+    }
+    const expect: ScenarioExpectation = {
+      topRule: 'down_conversion_heavy',
+      alsoTop: ['down_conversion_heap_oom', 'down_conversion_oom_stack'],
+      absentRules: ['stw_pause_session_expiry'],
+    }
+    writeIncident({
+      outDir: ctx.outDir,
+      cluster,
+      signals: [...recorder.signals, ...facts],
+      extraFiles: [{ from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false }],
+      readme: readme(faultAt, measured, expect),
+    })
+    return { slug: 'lab-down-conversion', outDir: ctx.outDir, broker: String(broker.id), faultAt, expect, facts: measured }
+  } finally {
+    for (const l of loops) await l.stop(1_000)
+    await recorder.stop()
+    await cluster.stop({ graceMs: 2_000 })
+  }
+}
+
+function readme(faultAt: number, measured: Record<string, string | number>, expect: ScenarioExpectation): string {
+  return `# lab-down-conversion: old-protocol consumers make a small-heap broker down-convert everything
+
+Recorded by \`npm run lab -- down-conversion\` on a real Apache Kafka 3.9 broker (ZooKeeper mode, 1 broker,
+${HEAP_MB} MiB heap, OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing
+was edited. Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
+
+**What was done.** Topic \`${TOPIC}\` (${PARTITIONS} partitions) was filled with ${RECORDS} records of 1 KiB (message
+format v2). From ${new Date(faultAt).toISOString()}, ${OLD_CONSUMERS} consumers speaking the 0.10.0 protocol — Debian's \`kcat\`
+with \`api.version.request=false\`, \`broker.version.fallback=0.10.0\` and \`fetch.message.max.bytes=16777216\` —
+read the topic from the beginning over and over for ${CONSUME_MS / 1000} s. Fetch v2 can only carry format v1, so the
+broker converted every batch it served.
+
+| measure | value |
+|---|---|
+${Object.entries(measured)
+  .map(([k, v]) => `| ${k} | ${v} |`)
+  .join('\n')}
+
+Kafka 3.9 converts lazily in chunks (KIP-283), so the heap is worked hard but does not run out as it
+did on Kafka 1.0 in the seed report.
+
+## Files
+
+| file | what |
+|---|---|
+| \`broker-1/server.log\`, \`controller.log\`, \`state-change.log\` | the broker's log4j output, Kafka's own layout |
+| \`broker-1/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
+| \`clients/producer-perf.out\` | the fill's progress lines (not listed as a source) |
+| \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source) |
+| \`signals.jsonl\` | JMX exporter scrapes every 2 s (FetchMessageConversionsPerSec per topic, heap, GC) through the Prometheus adapter, and configs |
+
+## Expected diagnosis
+
+Broker 1: \`${expect.topRule}\`${expect.alsoTop?.length ? ` (or ${expect.alsoTop.map((r) => `\`${r}\``).join(', ')} if the heap runs out)` : ''} ranks first and names \`${TOPIC}\`; ${expect.absentRules.map((r) => `\`${r}\``).join(', ')} must not fire.
+`
+}
+
+/** Seed 002 for real: old-protocol consumers force down-conversion on a small heap. */
+export const scenario: Scenario = {
+  name: 'down-conversion',
+  summary: `${OLD_CONSUMERS} kcat consumers on the 0.10.0 protocol read a ${RECORDS / 1000}k-record topic over and over from a ${HEAP_MB} MiB broker`,
+  needs: { seconds: 100, memoryMb: 900, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
+  run,
+}

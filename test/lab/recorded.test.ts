@@ -1,0 +1,24 @@
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { diagnoseIncident, verdictProblems } from '../../lab/diagnose-incident.js'
+import { REPO_DIR } from '../../lab/kafka-runtime.js'
+import { LAB_EXPECTATION_FILE, readLabExpectation } from '../../lab/run-scenario.js'
+
+const INCIDENTS = join(REPO_DIR, 'test', 'incidents')
+const recorded = readdirSync(INCIDENTS)
+  .filter((d) => d.startsWith('lab-') && existsSync(join(INCIDENTS, d, LAB_EXPECTATION_FILE)))
+  .sort()
+
+describe('lab/recorded', () => {
+  it('has recordings of the STW scenario, its control and the roll storm', () => {
+    expect(recorded).toEqual(expect.arrayContaining(['lab-stw', 'lab-stw-sigstop', 'lab-roll-storm']))
+  })
+
+  it.each(recorded)('%s replays offline to the diagnosis its scenario expects', async (slug) => {
+    const dir = join(INCIDENTS, slug)
+    const { broker, expect: expectation } = readLabExpectation(dir)
+    const verdict = await diagnoseIncident(dir, broker)
+    expect(verdictProblems(verdict, expectation)).toEqual([])
+  }, 120_000)
+})
