@@ -89,6 +89,7 @@ export function parseFile(text: string, file: string, options: CheckOptions = {}
     return { text: body.startsWith(' ') ? body.slice(1) : body, line: c.startLine ?? 1, offset: c.startOffset, standalone: text.slice(lineStart, c.startOffset).trim() === '' }
   })
 
+  const commentsByLine = new Map(result.comments.map((c) => [c.line, c]))
   let parseErrors = false
   const parser = ruleParser()
   for (const segment of segments(lexed.tokens)) {
@@ -109,7 +110,7 @@ export function parseFile(text: string, file: string, options: CheckOptions = {}
     if (!rule) continue
     const whenTok = segment.find((t) => t.tokenType === T.When)
     if (whenTok && errors.some((e) => conditionError(e, whenTok, segment))) continue
-    rule.doc = docAbove(result.comments, segment[0].startLine ?? 1)
+    rule.doc = docAbove(commentsByLine, segment[0].startLine ?? 1)
     const last = segment[segment.length - 1]
     result.rules.push({ rule, startOffset: segment[0].startOffset, endOffset: last.endOffset! + 1, startLine: segment[0].startLine ?? 1, endLine: last.endLine ?? 1 })
   }
@@ -192,15 +193,12 @@ function conditionError(e: IRecognitionException, whenTok: IToken, segment: ITok
 }
 
 /** The standalone comment lines that end on the line just above `line`. */
-function docAbove(comments: CommentLine[], line: number): string[] {
+function docAbove(commentsByLine: Map<number, CommentLine>, line: number): string[] {
   const doc: string[] = []
-  let want = line - 1
-  for (let i = comments.length - 1; i >= 0; i--) {
-    const c = comments[i]
-    if (c.line > want) continue
-    if (c.line < want || !c.standalone) break
+  for (let want = line - 1; ; want--) {
+    const c = commentsByLine.get(want)
+    if (!c || !c.standalone) break
     doc.unshift(c.text)
-    want--
   }
   return doc
 }

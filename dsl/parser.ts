@@ -1,4 +1,4 @@
-import { CstParser, EOF, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain'
+import { CstParser, EOF, type AtLeastOneSepMethodOpts, type IOrAlt, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain'
 import * as T from './tokens.js'
 
 /**
@@ -60,6 +60,18 @@ const messages: IParserErrorMessageProvider = {
   },
 }
 
+/**
+ * Builders for Chevrotain's option objects. Passing anonymous functions through them (rather than
+ * writing `{ ALT: () => … }` inline) keeps the per-parse cost down under runtimes that wrap every
+ * named function expression.
+ */
+function alt(f: () => unknown): IOrAlt<unknown> {
+  return { ALT: f }
+}
+function commaSep(f: () => unknown): AtLeastOneSepMethodOpts<unknown> {
+  return { SEP: T.Comma, DEF: f }
+}
+
 /** The Chevrotain parser; one instance is reused, its `input` reset per rule. */
 export class RuleParser extends CstParser {
   constructor() {
@@ -86,24 +98,20 @@ export class RuleParser extends CstParser {
 
   outputClause = this.RULE('outputClause', () => {
     this.OR([
-      {
-        ALT: () => {
-          this.OR2([
-            { ALT: () => this.CONSUME(T.Cause, { LABEL: 'kw' }) },
-            { ALT: () => this.CONSUME(T.Advise, { LABEL: 'kw' }) },
-            { ALT: () => this.CONSUME(T.Runbook, { LABEL: 'kw' }) },
-            { ALT: () => this.CONSUME(T.Run, { LABEL: 'kw' }) },
-          ])
-          this.CONSUME(T.StringLit, { LABEL: 'text' })
-        },
-      },
-      {
-        ALT: () => {
-          this.CONSUME(T.Explains, { LABEL: 'kw' })
-          this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.Identifier, { LABEL: 'signal' }) })
-        },
-      },
-      { ALT: () => this.SUBRULE(this.severityClause) },
+      alt(() => {
+        this.OR2([
+          alt(() => this.CONSUME(T.Cause, { LABEL: 'kw' })),
+          alt(() => this.CONSUME(T.Advise, { LABEL: 'kw' })),
+          alt(() => this.CONSUME(T.Runbook, { LABEL: 'kw' })),
+          alt(() => this.CONSUME(T.Run, { LABEL: 'kw' })),
+        ])
+        this.CONSUME(T.StringLit, { LABEL: 'text' })
+      }),
+      alt(() => {
+        this.CONSUME(T.Explains, { LABEL: 'kw' })
+        this.AT_LEAST_ONE_SEP(commaSep(() => this.CONSUME(T.Identifier, { LABEL: 'signal' })))
+      }),
+      alt(() => this.SUBRULE(this.severityClause)),
     ])
   })
 
@@ -125,13 +133,11 @@ export class RuleParser extends CstParser {
 
   notExpr = this.RULE('notExpr', () => {
     this.OR([
-      {
-        ALT: () => {
-          this.CONSUME(T.Not)
-          this.SUBRULE(this.notExpr, { LABEL: 'operand' })
-        },
-      },
-      { ALT: () => this.SUBRULE(this.temporalExpr, { LABEL: 'temporal' }) },
+      alt(() => {
+        this.CONSUME(T.Not)
+        this.SUBRULE(this.notExpr, { LABEL: 'operand' })
+      }),
+      alt(() => this.SUBRULE(this.temporalExpr, { LABEL: 'temporal' })),
     ])
   })
 
@@ -139,37 +145,31 @@ export class RuleParser extends CstParser {
     this.SUBRULE(this.primary, { LABEL: 'left' })
     this.OPTION(() => {
       this.OR([
-        {
-          ALT: () => {
-            this.CONSUME(T.Within, { LABEL: 'op' })
-            this.CONSUME(T.Quantity, { LABEL: 'window' })
-            this.CONSUME(T.Of)
-            this.SUBRULE2(this.primary, { LABEL: 'right' })
-          },
-        },
-        {
-          ALT: () => {
-            this.OR2([{ ALT: () => this.CONSUME(T.Before, { LABEL: 'op' }) }, { ALT: () => this.CONSUME(T.After, { LABEL: 'op' }) }])
-            this.SUBRULE3(this.primary, { LABEL: 'right' })
-            this.CONSUME2(T.Within)
-            this.CONSUME2(T.Quantity, { LABEL: 'window' })
-          },
-        },
+        alt(() => {
+          this.CONSUME(T.Within, { LABEL: 'op' })
+          this.CONSUME(T.Quantity, { LABEL: 'window' })
+          this.CONSUME(T.Of)
+          this.SUBRULE2(this.primary, { LABEL: 'right' })
+        }),
+        alt(() => {
+          this.OR2([alt(() => this.CONSUME(T.Before, { LABEL: 'op' })), alt(() => this.CONSUME(T.After, { LABEL: 'op' }))])
+          this.SUBRULE3(this.primary, { LABEL: 'right' })
+          this.CONSUME2(T.Within)
+          this.CONSUME2(T.Quantity, { LABEL: 'window' })
+        }),
       ])
     })
   })
 
   primary = this.RULE('primary', () => {
     this.OR([
-      {
-        ALT: () => {
-          this.CONSUME(T.LParen)
-          this.SUBRULE(this.orExpr, { LABEL: 'inner' })
-          this.CONSUME(T.RParen)
-        },
-      },
-      { ALT: () => this.SUBRULE(this.aggregate) },
-      { ALT: () => this.SUBRULE(this.streamCond) },
+      alt(() => {
+        this.CONSUME(T.LParen)
+        this.SUBRULE(this.orExpr, { LABEL: 'inner' })
+        this.CONSUME(T.RParen)
+      }),
+      alt(() => this.SUBRULE(this.aggregate)),
+      alt(() => this.SUBRULE(this.streamCond)),
     ])
   })
 
@@ -180,7 +180,7 @@ export class RuleParser extends CstParser {
     this.CONSUME(T.RParen)
     this.OPTION(() => {
       this.CONSUME(T.By)
-      this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.Name, { LABEL: 'by' }) })
+      this.AT_LEAST_ONE_SEP(commaSep(() => this.CONSUME(T.Name, { LABEL: 'by' })))
     })
     this.CONSUME(T.Over)
     this.CONSUME(T.Quantity, { LABEL: 'over' })
@@ -204,7 +204,7 @@ export class RuleParser extends CstParser {
     this.CONSUME(T.Identifier, { LABEL: 'signal' })
     this.OPTION(() => {
       this.CONSUME(T.LBrace)
-      this.MANY_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.labelMatcher, { LABEL: 'labels' }) })
+      this.MANY_SEP(commaSep(() => this.SUBRULE(this.labelMatcher, { LABEL: 'labels' })))
       this.CONSUME(T.RBrace, { LABEL: 'close' })
     })
   })

@@ -12,6 +12,9 @@ const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/
 export function readText(image: string, span: Span): { text: Text; problems: TextProblem[] } {
   const terminated = image.length >= 2 && image.endsWith('"') && !isEscapedQuote(image)
   const body = image.slice(1, terminated ? -1 : undefined)
+  if (!body.includes('\\') && !body.includes('{')) {
+    return { text: { raw: body, parts: body ? [{ kind: 'literal', text: body }] : [], span }, problems: [] }
+  }
   const chars: string[] = []
   const at: number[] = []
   for (let i = 0; i < body.length; i++) {

@@ -63,26 +63,37 @@ function node(c: Children, key: string, i = 0): CstNode {
 
 /** Converts one parsed rule; diagnostics found on the way are pushed to `out`. */
 export function ruleToAst(cst: CstNode, file: string, out: Diagnostic[], hadParseErrors: boolean): Rule | undefined {
-  const c = cst.children as Children
-  const span = (t: IToken) => tokenSpan(t, file)
+  return new RuleBuilder(file, out).rule(cst, hadParseErrors)
+}
 
-  const quantity = (t: IToken): Quantity => {
-    const s = span(t)
+/** Methods rather than closures: one rule file may hold thousands of rules. */
+class RuleBuilder {
+  constructor(
+    private readonly file: string,
+    private readonly out: Diagnostic[],
+  ) {}
+
+  span(t: IToken): Span {
+    return tokenSpan(t, this.file)
+  }
+
+  quantity(t: IToken): Quantity {
+    const s = this.span(t)
     const q = readQuantity(t.image)
     if ('message' in q) {
-      out.push(diagnostic('DSL005', q.message, s, { hint: q.hint, suggestion: q.suggestion }))
+      this.out.push(diagnostic('DSL005', q.message, s, { hint: q.hint, suggestion: q.suggestion }))
       return { value: Number.NaN, dimension: 'none', text: t.image, span: s }
     }
     return { value: q.value, dimension: q.dimension, text: t.image, span: s }
   }
 
-  const text = (t: IToken): Text => {
-    const { text: result, problems } = readText(t.image, span(t))
-    for (const p of problems) out.push(diagnostic('DSL025', p.message, p.span, { hint: p.hint }))
+  text(t: IToken): Text {
+    const { text: result, problems } = readText(t.image, this.span(t))
+    for (const p of problems) this.out.push(diagnostic('DSL025', p.message, p.span, { hint: p.hint }))
     return result
   }
 
-  const atom = (n: CstNode): Atom => {
+  atom(n: CstNode): Atom {
     const ac = n.children as Children
     const signal = tok(ac, 'signal')
     const labels: LabelMatcher[] = []
@@ -91,22 +102,22 @@ export function ruleToAst(cst: CstNode, file: string, out: Diagnostic[], hadPars
       const name = tok(lc, 'name')
       const op = tok(lc, 'op')
       const value = tok(lc, 'value')
-      labels.push({ name: name.image, op: op.image as LabelOp, value: readText(value.image, span(value)).text.raw, span: joinSpans(span(name), span(value)) })
+      labels.push({ name: name.image, op: op.image as LabelOp, value: readText(value.image, this.span(value)).text.raw, span: joinSpans(this.span(name), this.span(value)) })
     }
     const end = ac.close ? tok(ac, 'close') : signal
-    return { signal: signal.image, labels, span: joinSpans(span(signal), span(end)) }
+    return { signal: signal.image, labels, span: joinSpans(this.span(signal), this.span(end)) }
   }
 
-  const stream = (n: CstNode): StreamCond => {
+  stream(n: CstNode): StreamCond {
     const sc = n.children as Children
-    const a = atom(node(sc, 'atom'))
+    const a = this.atom(node(sc, 'atom'))
     const result: StreamCond = { kind: 'stream', atom: a, span: a.span }
     if (sc.op) {
-      const value = quantity(tok(sc, 'value'))
+      const value = this.quantity(tok(sc, 'value'))
       result.compare = { op: tok(sc, 'op').image as CompareOp, value }
       result.span = joinSpans(a.span, value.span)
       if (sc.for) {
-        const f = quantity(tok(sc, 'for'))
+        const f = this.quantity(tok(sc, 'for'))
         result.forMs = f.value
         result.forText = f.text
         result.forSpan = f.span
@@ -116,45 +127,46 @@ export function ruleToAst(cst: CstNode, file: string, out: Diagnostic[], hadPars
     return result
   }
 
-  const aggregate = (n: CstNode): AggregateCond => {
+  aggregate(n: CstNode): AggregateCond {
     const ac = n.children as Children
     const fn = tok(ac, 'fn')
-    const over = quantity(tok(ac, 'over'))
-    const value = quantity(tok(ac, 'value'))
+    const over = this.quantity(tok(ac, 'over'))
+    const value = this.quantity(tok(ac, 'value'))
+    const by = ((ac.by ?? []) as IToken[]).map(real)
     return {
       kind: 'aggregate',
       fn: fn.image as AggregateCond['fn'],
-      atom: atom(node(ac, 'atom')),
-      by: ((ac.by ?? []) as IToken[]).map((t) => real(t).image),
-      bySpans: ((ac.by ?? []) as IToken[]).map((t) => span(t)),
+      atom: this.atom(node(ac, 'atom')),
+      by: by.map((t) => t.image),
+      bySpans: by.map((t) => this.span(t)),
       overMs: over.value,
       overText: over.text,
       overSpan: over.span,
       compare: { op: tok(ac, 'op').image as CompareOp, value },
-      span: joinSpans(span(fn), value.span),
+      span: joinSpans(this.span(fn), value.span),
     }
   }
 
-  const primary = (n: CstNode): Cond => {
+  primary(n: CstNode): Cond {
     const pc = n.children as Children
     if (pc.LParen) {
-      const inner = or(node(pc, 'inner'))
-      return { kind: 'group', inner, span: joinSpans(span(tok(pc, 'LParen')), span(tok(pc, 'RParen'))) }
+      const inner = this.or(node(pc, 'inner'))
+      return { kind: 'group', inner, span: joinSpans(this.span(tok(pc, 'LParen')), this.span(tok(pc, 'RParen'))) }
     }
-    if (pc.aggregate) return aggregate(node(pc, 'aggregate'))
-    return stream(node(pc, 'streamCond'))
+    if (pc.aggregate) return this.aggregate(node(pc, 'aggregate'))
+    return this.stream(node(pc, 'streamCond'))
   }
 
-  const temporal = (n: CstNode): Cond => {
+  temporal(n: CstNode): Cond {
     const tc = n.children as Children
-    const left = primary(node(tc, 'left'))
+    const left = this.primary(node(tc, 'left'))
     if (!tc.op) return left
     const op = tok(tc, 'op')
-    const right = primary(node(tc, 'right'))
-    const window = quantity(tok(tc, 'window'))
+    const right = this.primary(node(tc, 'right'))
+    const window = this.quantity(tok(tc, 'window'))
     for (const operand of [left, right]) {
       if (operand.kind !== 'stream') {
-        out.push(
+        this.out.push(
           diagnostic('DSL003', `the operands of '${op.image}' must be signal conditions, not ${operand.kind === 'group' ? 'a parenthesised condition' : 'an aggregate'}`, operand.span, {
             hint: "write each side as a signal with an optional comparison, e.g. 'zk.session_timeout within 5s of safepoint.sync > 2s'",
           }),
@@ -175,120 +187,123 @@ export function ruleToAst(cst: CstNode, file: string, out: Diagnostic[], hadPars
     }
   }
 
-  const not = (n: CstNode): Cond => {
+  not(n: CstNode): Cond {
     const nc = n.children as Children
     if (nc.Not) {
-      const operand = not(node(nc, 'operand'))
-      return { kind: 'not', operand, span: joinSpans(span(tok(nc, 'Not')), operand.span) }
+      const operand = this.not(node(nc, 'operand'))
+      return { kind: 'not', operand, span: joinSpans(this.span(tok(nc, 'Not')), operand.span) }
     }
-    return temporal(node(nc, 'temporal'))
+    return this.temporal(node(nc, 'temporal'))
   }
 
-  const and = (n: CstNode): Cond => {
-    const operands = ((n.children as Children).operands ?? []).map((o) => not(o as CstNode))
+  and(n: CstNode): Cond {
+    const operands = ((n.children as Children).operands ?? []).map((o) => this.not(o as CstNode))
     if (operands.length === 0) throw new Incomplete()
     if (operands.length === 1) return operands[0]
     return { kind: 'and', operands, span: joinSpans(operands[0].span, operands[operands.length - 1].span) }
   }
 
-  function or(n: CstNode): Cond {
-    const operands = ((n.children as Children).operands ?? []).map((o) => and(o as CstNode))
+  or(n: CstNode): Cond {
+    const operands = ((n.children as Children).operands ?? []).map((o) => this.and(o as CstNode))
     if (operands.length === 0) throw new Incomplete()
     if (operands.length === 1) return operands[0]
     return { kind: 'or', operands, span: joinSpans(operands[0].span, operands[operands.length - 1].span) }
   }
 
-  let when: Cond
-  let whenTok: IToken
-  try {
-    whenTok = tok(c, 'When')
-    when = or(node(c, 'when'))
-  } catch (err) {
-    if (err instanceof Incomplete) return undefined
-    throw err
-  }
-
-  const nameTok = c.name?.[0] as IToken | undefined
-  const name = nameTok && !nameTok.isInsertedInRecovery && !Number.isNaN(nameTok.startOffset) ? nameTok.image : undefined
-  const firstTok = (c.Rule?.[0] as IToken | undefined) ?? firstTokenOf((c.preSeverity?.[0] as CstNode | undefined)) ?? whenTok
-  const rule: Rule = {
-    id: name ?? `${file}#L${firstTok.startLine ?? 1}`,
-    file,
-    severity: 'warning',
-    when,
-    cause: undefined as unknown as Text,
-    explains: [],
-    run: [],
-    doc: [],
-    span: joinSpans(span(firstTok), when.span),
-  }
-  if (name !== undefined) rule.name = name
-
-  let severitySeen: IToken | undefined
-  const severity = (n: CstNode) => {
+  severity(n: CstNode, rule: Rule, state: { seen?: IToken }): void {
     const sc = n.children as Children
     try {
       const kw = tok(sc, 'Severity')
       const value = tok(sc, 'value')
-      if (severitySeen) out.push(diagnostic('DSL010', "'severity' given twice", joinSpans(span(kw), span(value)), { hint: `the first was on line ${severitySeen.startLine}` }))
-      severitySeen = kw
+      if (state.seen) this.out.push(diagnostic('DSL010', "'severity' given twice", joinSpans(this.span(kw), this.span(value)), { hint: `the first was on line ${state.seen.startLine}` }))
+      state.seen = kw
       if ((SEVERITIES as readonly string[]).includes(value.image)) rule.severity = value.image as Severity
       else {
         const near = closest(value.image, SEVERITIES)
-        out.push(diagnostic('DSL011', `'${value.image}' is not a severity`, span(value), { hint: `severity is one of ${SEVERITIES.join(', ')}${near ? `; did you mean '${near}'?` : ''}`, suggestion: near }))
+        this.out.push(diagnostic('DSL011', `'${value.image}' is not a severity`, this.span(value), { hint: `severity is one of ${SEVERITIES.join(', ')}${near ? `; did you mean '${near}'?` : ''}`, suggestion: near }))
       }
     } catch (err) {
       if (!(err instanceof Incomplete)) throw err
     }
   }
-  for (const s of (c.preSeverity ?? []) as CstNode[]) severity(s)
 
-  const seen: Record<string, IToken> = {}
-  let lastEnd = when.span
-  for (const clause of (c.outputClause ?? []) as CstNode[]) {
-    const oc = clause.children as Children
+  rule(cst: CstNode, hadParseErrors: boolean): Rule | undefined {
+    const c = cst.children as Children
+    let when: Cond
+    let whenTok: IToken
     try {
-      if (oc.severityClause) {
-        severity(node(oc, 'severityClause'))
-        const sc = node(oc, 'severityClause').children as Children
-        lastEnd = span(tok(sc, 'value'))
-        continue
-      }
-      const kw = tok(oc, 'kw')
-      if (kw.tokenType === T.Explains) {
-        for (const s of (oc.signal ?? []) as IToken[]) {
-          const t = real(s)
-          rule.explains.push({ signal: t.image, span: span(t) })
-          lastEnd = span(t)
-        }
-        continue
-      }
-      const t = tok(oc, 'text')
-      const value = text(t)
-      lastEnd = value.span
-      if (kw.tokenType === T.Run) {
-        rule.run.push(value)
-        continue
-      }
-      const key = kw.image as 'cause' | 'advise' | 'runbook'
-      if (seen[key]) {
-        out.push(diagnostic('DSL010', `'${key}' given twice`, joinSpans(span(kw), value.span), { hint: `a rule has one ${key}; the first is on line ${seen[key].startLine}` }))
-        continue
-      }
-      seen[key] = kw
-      rule[key] = value
+      whenTok = tok(c, 'When')
+      when = this.or(node(c, 'when'))
     } catch (err) {
-      if (!(err instanceof Incomplete)) throw err
+      if (err instanceof Incomplete) return undefined
+      throw err
     }
-  }
-  rule.span = joinSpans(rule.span, lastEnd)
-  if (!rule.cause) {
-    if (!hadParseErrors) {
-      out.push(diagnostic('DSL004', `rule '${rule.id}' has no cause`, span(nameTok && name ? nameTok : whenTok), { hint: 'every rule needs then cause "…": the sentence the bot posts when it fires' }))
+
+    const nameTok = c.name?.[0] as IToken | undefined
+    const name = nameTok && !nameTok.isInsertedInRecovery && !Number.isNaN(nameTok.startOffset) ? nameTok.image : undefined
+    const firstTok = (c.Rule?.[0] as IToken | undefined) ?? firstTokenOf(c.preSeverity?.[0] as CstNode | undefined) ?? whenTok
+    const rule: Rule = {
+      id: name ?? `${this.file}#L${firstTok.startLine ?? 1}`,
+      file: this.file,
+      severity: 'warning',
+      when,
+      cause: undefined as unknown as Text,
+      explains: [],
+      run: [],
+      doc: [],
+      span: joinSpans(this.span(firstTok), when.span),
     }
-    return undefined
+    if (name !== undefined) rule.name = name
+
+    const severityState: { seen?: IToken } = {}
+    for (const s of (c.preSeverity ?? []) as CstNode[]) this.severity(s, rule, severityState)
+
+    const seen: Record<string, IToken> = {}
+    let lastEnd = when.span
+    for (const clause of (c.outputClause ?? []) as CstNode[]) {
+      const oc = clause.children as Children
+      try {
+        if (oc.severityClause) {
+          const sc = node(oc, 'severityClause')
+          this.severity(sc, rule, severityState)
+          lastEnd = this.span(tok(sc.children as Children, 'value'))
+          continue
+        }
+        const kw = tok(oc, 'kw')
+        if (kw.tokenType === T.Explains) {
+          for (const s of (oc.signal ?? []) as IToken[]) {
+            const t = real(s)
+            rule.explains.push({ signal: t.image, span: this.span(t) })
+            lastEnd = this.span(t)
+          }
+          continue
+        }
+        const value = this.text(tok(oc, 'text'))
+        lastEnd = value.span
+        if (kw.tokenType === T.Run) {
+          rule.run.push(value)
+          continue
+        }
+        const key = kw.image as 'cause' | 'advise' | 'runbook'
+        if (seen[key]) {
+          this.out.push(diagnostic('DSL010', `'${key}' given twice`, joinSpans(this.span(kw), value.span), { hint: `a rule has one ${key}; the first is on line ${seen[key].startLine}` }))
+          continue
+        }
+        seen[key] = kw
+        rule[key] = value
+      } catch (err) {
+        if (!(err instanceof Incomplete)) throw err
+      }
+    }
+    rule.span = joinSpans(rule.span, lastEnd)
+    if (!rule.cause) {
+      if (!hadParseErrors) {
+        this.out.push(diagnostic('DSL004', `rule '${rule.id}' has no cause`, this.span(nameTok && name ? nameTok : whenTok), { hint: 'every rule needs then cause "…": the sentence the bot posts when it fires' }))
+      }
+      return undefined
+    }
+    return rule
   }
-  return rule
 }
 
 function firstTokenOf(n: CstNode | undefined): IToken | undefined {
