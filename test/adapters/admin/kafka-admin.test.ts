@@ -1,0 +1,170 @@
+import kafkajs from 'kafkajs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AdminPoller } from '../../../adapters/admin/admin-poller.js'
+import { AdminRequestError, groupPartition, javaStringHash, KafkaAdmin } from '../../../adapters/admin/kafka-admin.js'
+import { startCluster, type LabCluster } from '../../../lab/cluster.js'
+import type { Signal } from '../../../signals/signal.js'
+
+// A real two-broker ZooKeeper-mode Kafka 3.9 cluster from the lab (jars from Maven Central).
+let cluster: LabCluster
+let admin: KafkaAdmin
+const got: Signal[] = []
+let poller: AdminPoller
+const consumers: kafkajs.Consumer[] = []
+
+beforeAll(async () => {
+  cluster = await startCluster({ brokers: 2, mode: 'zk', heapMb: 256, exporter: false })
+  admin = new KafkaAdmin({ brokers: cluster.bootstrap.split(','), clientId: 'kafka-why-test' })
+  poller = new AdminPoller(admin, { cluster: 'lab', sink: (b) => void got.push(...b), configEveryPolls: 1 })
+  const k = new kafkajs.Kafka({ brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
+  const a = k.admin()
+  await a.connect()
+  await a.createTopics({
+    waitForLeaders: true,
+    topics: [{ topic: 'orders', numPartitions: 2, replicationFactor: 2, configEntries: [{ name: 'segment.ms', value: '60000' }, { name: 'min.insync.replicas', value: '2' }] }],
+  })
+  await a.disconnect()
+  // a new topic reaches every broker's metadata cache a moment after its leaders are elected
+  for (let i = 0; i < 50; i++) {
+    const ok = await admin.describeTopic('orders').then((t) => t.partitions.length === 2 && t.partitions.every((p) => p.isr.length === 2), () => false)
+    if (ok) break
+    await sleep(200)
+  }
+}, 180_000)
+
+afterAll(async () => {
+  await Promise.allSettled(consumers.map((c) => c.disconnect()))
+  await admin?.close()
+  await cluster?.stop()
+})
+
+const take = (name: string, topic?: string) => got.filter((s) => s.name === name && (!topic || s.labels?.topic === topic))
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function joinGroup(groupId: string): Promise<kafkajs.Consumer> {
+  const k = new kafkajs.Kafka({ brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
+  const c = k.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 500, rebalanceTimeout: 10_000 })
+  consumers.push(c)
+  await c.connect()
+  await c.subscribe({ topic: 'orders' })
+  const joined = new Promise<void>((resolve) => c.on(c.events.GROUP_JOIN, () => resolve()))
+  await c.run({ eachMessage: async () => {} })
+  await joined
+  return c
+}
+
+async function pollUntil(what: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (Date.now() < end) {
+    await poller.pollOnce()
+    if (what()) return
+    await sleep(500)
+  }
+}
+
+describe('adapters/admin/kafka-admin', () => {
+  it.each([
+    // Kafka's own GroupCoordinator placement: Utils.abs("billing".hashCode) % 50
+    ['billing', 50],
+    ['console-consumer-12345', 50],
+    ['', 50],
+  ])('places group %j on the __consumer_offsets partition Kafka does', (group, n) => {
+    const h = javaStringHash(group)
+    expect(h).toBe(Number(BigInt.asIntN(32, [...group].reduce((acc, ch) => acc * 31n + BigInt(ch.charCodeAt(0)), 0n))))
+    expect(groupPartition(group, n)).toBe(Math.abs(h) % n)
+  })
+
+  it('describes topics, brokers and configs of the real cluster', async () => {
+    const t = await admin.describeTopic('orders')
+    expect(t.partitions).toHaveLength(2)
+    for (const p of t.partitions) {
+      expect(p.replicas.sort()).toEqual([1, 2])
+      expect(p.isr.sort()).toEqual([1, 2])
+      expect(p.offline).toBe(false)
+    }
+    expect(t.configs['segment.ms']).toEqual({ value: '60000', isDefault: false, source: 'DYNAMIC_TOPIC_CONFIG' })
+    const b = await admin.describeBroker(1)
+    expect(b).toMatchObject({ id: 1, host: '127.0.0.1', port: cluster.brokers[0].port })
+    expect(b.configs['zookeeper.session.timeout.ms'].value).toBe('18000')
+    await expect(admin.describeBroker(9)).rejects.toBeInstanceOf(AdminRequestError)
+    await expect(admin.topicConfig('no-such-topic')).rejects.toBeInstanceOf(AdminRequestError)
+  })
+
+  it('changes one topic config and keeps the other overrides', async () => {
+    await admin.setTopicConfig('orders', 'retention.ms', '3600000')
+    let c = await admin.topicConfig('orders')
+    expect([c['retention.ms'].value, c['segment.ms'].value, c['min.insync.replicas'].value]).toEqual(['3600000', '60000', '2'])
+    await admin.resetTopicConfig('orders', 'retention.ms')
+    c = await admin.topicConfig('orders')
+    expect(c['retention.ms']).toMatchObject({ isDefault: true })
+    expect(c['segment.ms'].value).toBe('60000')
+  })
+})
+
+describe('adapters/admin/admin-poller', () => {
+  it('reports partition gauges and config facts on the first poll', async () => {
+    const o = await poller.pollOnce()
+    expect(o).toMatchObject({ ok: true })
+    expect(take('partitions.under_replicated').map((s) => [s.broker, s.value])).toEqual([
+      ['1', 0],
+      ['2', 0],
+    ])
+    expect(take('partitions.offline')).toMatchObject([{ value: 0 }])
+    expect(take('config.segment_ms').find((s) => s.labels?.topic === 'orders')).toMatchObject({ value: 60_000, text: 'orders segment.ms=60000' })
+    // broker default: log.roll.hours=168
+    expect(take('config.segment_ms').filter((s) => s.broker).map((s) => s.value)).toEqual([604_800_000, 604_800_000])
+    expect(take('config.zookeeper_session_timeout_ms').map((s) => s.value)).toEqual([18_000, 18_000])
+    expect(take('config.log_message_format_version')[0].value).toBeGreaterThanOrEqual(3_000_000)
+    // unchanged facts are not sent again on the next poll
+    got.length = 0
+    await poller.pollOnce()
+    expect(take('config.segment_ms')).toEqual([])
+  })
+
+  it('sees a consumer group rebalance on the group coordinator', { timeout: 90_000 }, async () => {
+    await joinGroup('billing')
+    await poller.pollOnce()
+    got.length = 0
+    const second = await joinGroup('billing')
+    await pollUntil(() => take('group.rebalance').length > 0, 20_000)
+    const coordinator = (await admin.describeGroup('billing')).coordinator
+    expect(coordinator === 1 || coordinator === 2).toBe(true)
+    expect(take('group.rebalance')[0]).toMatchObject({ labels: { group: 'billing' }, broker: String(coordinator), cluster: 'lab' })
+    got.length = 0
+    await second.disconnect()
+    await pollUntil(() => take('group.member_failed').length > 0, 20_000)
+    expect(take('group.member_failed')[0]).toMatchObject({ labels: { group: 'billing' } })
+  })
+
+  it('turns a controller broker shutdown into controller, leader and ISR events', { timeout: 90_000 }, async () => {
+    const before = await admin.snapshot(['orders'])
+    const victim = before.controller!
+    const survivor = victim === 1 ? 2 : 1
+    got.length = 0
+    await poller.pollOnce()
+    await cluster.brokers.find((b) => b.id === victim)!.process.stop(30_000)
+    await pollUntil(() => take('controller.change').length > 0 && take('isr.shrink', 'orders').length >= 2, 45_000)
+    expect(take('controller.change')[0]).toMatchObject({ labels: { controller: String(survivor), from: String(victim) } })
+    const shrinks = take('isr.shrink', 'orders')
+    expect(shrinks.map((s) => s.labels!.partition).sort()).toEqual(['0', '1'])
+    for (const s of shrinks) expect(s.labels!.to).toBe(String(survivor))
+    const ledByVictim = before.partitions.filter((p) => p.leader === victim).map((p) => String(p.partition))
+    expect(take('leader.change', 'orders').map((s) => s.labels!.partition).sort()).toEqual(ledByVictim.sort())
+    for (const s of take('leader.change', 'orders')) expect(s).toMatchObject({ broker: String(victim), labels: { to: String(survivor) } })
+    const urp = take('partitions.under_replicated').filter((s) => s.broker === String(survivor)).pop()
+    expect(urp?.value).toBeGreaterThanOrEqual(2)
+    // min.insync.replicas=2 on a one-replica ISR
+    expect(take('partitions.under_min_isr').filter((s) => s.broker === String(survivor)).pop()?.value).toBe(2)
+  })
+
+  it('reports a cluster that stopped answering once as source.stale', { timeout: 90_000 }, async () => {
+    await Promise.allSettled(consumers.map((c) => c.disconnect()))
+    await cluster.stop()
+    got.length = 0
+    const first = await poller.pollOnce()
+    const second = await poller.pollOnce()
+    expect(first.ok).toBe(false)
+    expect(second.ok).toBe(false)
+    expect(got).toMatchObject([{ name: 'source.stale', cluster: 'lab', labels: { target: cluster.bootstrap } }])
+  })
+})
