@@ -3,7 +3,7 @@ import type { Signal } from '../signals/signal.js'
 import { summariseAbnormal } from './abnormal.js'
 import { buildCause } from './cause.js'
 import { combineMatches } from './combine.js'
-import type { Cause, Diagnosis, Evidence } from './diagnosis.js'
+import type { Cause, Diagnosis, Evidence, NearMiss } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
 import { evaluateRules } from './evaluate.js'
 import { toEvidence } from './evidence.js'
@@ -62,7 +62,7 @@ export async function diagnose(rules: readonly Rule[], store: Store, opts: Diagn
 export function diagnoseData(rules: readonly Rule[], data: EvalData, window: EvalWindow, signalsSeen: number): Diagnosis {
   const scope = { cluster: data.cluster, broker: data.broker }
   const causes: { cause: Cause; rule: Rule }[] = []
-  const nearMisses = []
+  const nearMisses: NearMiss[] = []
   for (const { rule, matches } of evaluateRules(rules, data, window)) {
     if (matches.length === 0) {
       const miss = findNearMiss(rule, data, window)
@@ -82,7 +82,8 @@ export function diagnoseData(rules: readonly Rule[], data: EvalData, window: Eva
   markExplained(causes)
   score(causes.map((c) => c.cause), window)
   const ranked = causes.map((c) => c.cause).sort((a, b) => b.score - a.score || b.matchedAt - a.matchedAt || a.ruleId.localeCompare(b.ruleId))
-  nearMisses.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.ruleId.localeCompare(b.ruleId))
+  const shown = dropExplainedMisses(nearMisses, ranked)
+  shown.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.ruleId.localeCompare(b.ruleId))
   return {
     cluster: data.cluster,
     broker: data.broker,
@@ -90,11 +91,24 @@ export function diagnoseData(rules: readonly Rule[], data: EvalData, window: Eva
     to: window.to,
     at: window.now,
     causes: ranked,
-    nearMisses,
+    nearMisses: shown,
     abnormal: ranked.length ? [] : summariseAbnormal(data, window),
     signalsSeen,
     rulesEvaluated: rules.length,
   }
+}
+
+/**
+ * A near miss whose observed part is already evidence of a cause that matched adds nothing (the
+ * timeout was explained by the pause): only misses about unexplained observations are shown.
+ */
+function dropExplainedMisses(misses: NearMiss[], causes: readonly Cause[]): NearMiss[] {
+  const key = (e: Evidence) => `${e.signal}\u0000${e.at}\u0000${e.source}`
+  const explained = new Set(causes.flatMap((c) => c.evidence.map(key)))
+  return misses.filter((m) => {
+    const observed = m.evidence.filter((e) => e.signal !== m.missing)
+    return observed.length === 0 || !observed.every((e) => explained.has(key(e)))
+  })
 }
 
 function groupByLabels(matches: readonly Match[]): Match[][] {
@@ -118,7 +132,8 @@ function addConsequences(cause: Cause, rule: Rule, data: EvalData, window: EvalW
   let present = 0
   let omitted = 0
   for (const { signal } of rule.explains) {
-    const list = (data.series.get(signal) ?? []).filter((s) => s.at >= window.from && s.at <= window.to)
+    // A consequence follows its cause: nothing before the cause's first evidence counts.
+    const list = (data.series.get(signal) ?? []).filter((s) => s.at >= Math.max(window.from, cause.firstAt) && s.at <= window.to)
     if (!list.length) continue
     if (!own.has(signal)) present++
     const nearest = nearestTo(list, cause.matchedAt, CONSEQUENCES_PER_SIGNAL)

@@ -65,6 +65,8 @@ export type NearMiss = {
   /** "a ZooKeeper session timeout at 01:28:02, but no safepoint.sync > 2s within 5s" */
   message: string
   evidence: Evidence[]
+  /** The signal whose absence (or shortfall) kept the rule from matching, when one is to blame. */
+  missing?: string
 }
 
 /** What is abnormal when no rule matched: counts and extremes of notable signals. */

@@ -10,7 +10,7 @@ import { timeOfDay, toEvidence } from './evidence.js'
 import { atomFilter, moreTelling } from './filter.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 import { MISSING_HINTS, phraseOf } from './signal-phrases.js'
-import { signalDimension } from './signal-kind.js'
+import { signalDimension, signalKind } from './signal-kind.js'
 
 /** A value at least this share of its threshold makes an unmet comparison worth mentioning. */
 const NEAR_RATIO = 0.5
@@ -26,12 +26,14 @@ export function findNearMiss(rule: Rule, data: EvalData, window: EvalWindow): Ne
   const partial = partialOf(rule.when, data, window)
   if (!partial) return undefined
   const hint = partial.missing ? MISSING_HINTS[partial.missing] : undefined
-  return {
+  const miss: NearMiss = {
     ruleId: rule.id,
     severity: rule.severity,
     message: hint ? `${partial.message} — ${hint}` : partial.message,
     evidence: dedupe(partial.evidence).map((s) => toEvidence(s)),
   }
+  if (partial.missing) miss.missing = partial.missing
+  return miss
 }
 
 function partialOf(cond: Cond, data: EvalData, window: EvalWindow): Partial | undefined {
@@ -85,16 +87,35 @@ function partialAnd(operands: Cond[], data: EvalData, window: EvalWindow): Parti
     if (ms.length) held.push({ cond: c, match: ms[ms.length - 1] })
     else missing.push(c)
   }
-  if (!held.length || !missing.length) return undefined
-  const heldText = held.map((h) => `${describeCond(h.cond)} held (last at ${timeOfDay(h.match.at)})`).join(' and ')
-  const inner = missing.map((m) => partialOf(m, data, window))
-  const missingText = missing.map((m, i) => (inner[i] ? inner[i]!.message : `no ${describeCond(m)}`)).join('; ')
-  const firstMissing = missing[0]
+  // An exclusion that failed (`not X` where X happened) means the rule does not apply: not a near miss.
+  // A `not` or a standing fact holding is no sign of the cause either: something must have happened.
+  if (!missing.length || missing.every((m) => unwrap(m).kind === 'not')) return undefined
+  if (!held.some((h) => isOccurrence(h.cond))) return undefined
+  const shown = held.filter((h) => unwrap(h.cond).kind !== 'not')
+  const heldText = shown.map((h) => `${describeCond(h.cond)} held (last at ${timeOfDay(h.match.at)})`).join(' and ')
+  const positive = missing.filter((m) => unwrap(m).kind !== 'not')
+  if (!positive.length) return undefined
+  const inner = positive.map((m) => partialOf(m, data, window))
+  const missingText = positive.map((m, i) => (inner[i] ? inner[i]!.message : `no ${describeCond(m)}`)).join('; ')
+  const firstMissing = unwrap(positive[0])
   return {
     message: `${heldText}, but ${missingText}`,
-    evidence: [...held.flatMap((h) => h.match.evidence.slice(-3)), ...inner.flatMap((p) => p?.evidence ?? [])],
+    evidence: [...shown.flatMap((h) => h.match.evidence.slice(-3)), ...inner.flatMap((p) => p?.evidence ?? [])],
     missing: inner[0]?.missing ?? (firstMissing.kind === 'stream' || firstMissing.kind === 'aggregate' ? firstMissing.atom.signal : undefined),
   }
+}
+
+function unwrap(c: Cond): Cond {
+  return c.kind === 'group' ? unwrap(c.inner) : c
+}
+
+/** Something happened (an event, a sample, an aggregate), as opposed to a standing fact or an absence. */
+function isOccurrence(c: Cond): boolean {
+  const u = unwrap(c)
+  if (u.kind === 'not') return false
+  if (u.kind === 'stream') return signalKind(u.atom.signal) !== 'fact'
+  if (u.kind === 'and' || u.kind === 'or') return u.operands.some(isOccurrence)
+  return true
 }
 
 function partialAggregate(cond: AggregateCond, data: EvalData, window: EvalWindow): Partial | undefined {

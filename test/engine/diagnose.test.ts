@@ -137,6 +137,15 @@ describe('engine/diagnose', () => {
     )
   })
 
+  it('drops a near miss whose observed part a matched cause already accounts for', async () => {
+    const gc = 'rule gc severity critical when zk.session_timeout within 5s of gc.pause > 2s then cause "gc"'
+    const { diagnosis } = await diagnoseSignals(STW + gc, [sig('safepoint.sync', 7, 3301), sig('zk.session_timeout', 10, 7768)])
+    expect(diagnosis.causes.map((c) => c.ruleId)).toEqual(['stw'])
+    expect(diagnosis.nearMisses).toEqual([])
+    const alone = await diagnoseSignals(gc, [sig('safepoint.sync', 7, 3301), sig('zk.session_timeout', 10, 7768)])
+    expect(alone.diagnosis.nearMisses.map((n) => [n.ruleId, n.missing])).toEqual([['gc', 'gc.pause']])
+  })
+
   it('says nothing when no part of a rule held', async () => {
     const { diagnosis } = await diagnoseSignals(STW, [sig('broker.start', 5)])
     expect(diagnosis.nearMisses).toEqual([])

@@ -52,14 +52,26 @@ describe('engine/evaluate', () => {
       expect(run(temporal('before', s('isr.shrink'), s('isr.shrink'), '5s'), [sig('isr.shrink', 10), sig('isr.shrink', 12)])).toHaveLength(1)
     })
 
-    it('stays linear: 20k × 20k events pair in well under a second', () => {
-      const signals: Signal[] = []
-      for (let i = 0; i < 20_000; i++) signals.push(sig(ZK, i, 7000), sig(SP, i + 0.5, 3000))
-      const started = performance.now()
-      const matches = run(temporal('within', s(ZK), s(SP, '>', '2s'), '5s'), signals, 0, 30_000)
-      expect(performance.now() - started).toBeLessThan(1000)
-      expect(matches.length).toBeGreaterThanOrEqual(20_000)
-      expect(matches.length).toBeLessThanOrEqual(40_000)
+    it('stays linear: 4× the events cost far less than the 16× of pairing every event with every other', () => {
+      const build = (n: number) => {
+        const signals: Signal[] = []
+        for (let i = 0; i < n; i++) signals.push(sig(ZK, i, 7000), sig(SP, i + 0.5, 3000))
+        return signals
+      }
+      const bestOf3 = (signals: Signal[]) => {
+        let best = Infinity
+        for (let k = 0; k < 3; k++) {
+          const started = performance.now()
+          const matches = run(temporal('within', s(ZK), s(SP, '>', '2s'), '5s'), signals, 0, 100_000)
+          best = Math.min(best, performance.now() - started)
+          expect(matches.length).toBeGreaterThanOrEqual(signals.length / 2)
+          expect(matches.length).toBeLessThanOrEqual(signals.length)
+        }
+        return best
+      }
+      const small = bestOf3(build(5_000))
+      const large = bestOf3(build(20_000))
+      expect(large / small).toBeLessThan(10)
     })
   })
 

@@ -1,0 +1,289 @@
+import { readdir, readFile, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { readSignalSources, emptySourceStats, type SourceStats } from '../../adapters/incident.js'
+import { hasErrors, parseRules, renderDiagnostics } from '../../dsl/index.js'
+import type { Rule } from '../../dsl/ast.js'
+import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, type AlertEvent } from '../../engine/alerts.js'
+import { lookbackMs } from '../../engine/rule-signals.js'
+import { MemoryStore } from '../../engine/store/memory-store.js'
+import { openStore } from '../../engine/store/open-store.js'
+import type { Store } from '../../engine/store/store.js'
+import type { Signal } from '../../signals/signal.js'
+import { readQuantity } from '../../dsl/quantity.js'
+import { isoStamp } from '../render-text.js'
+
+const USAGE = `usage: kafka-why replay <files|dirs>... [--rules dir] [--cluster name] [--step 15s] [--lag 15s] [--json]
+
+Ingests recorded signals (.jsonl), raw broker/GC/client logs and incident directories into the store
+(Redis when REDIS_URL is set, else the embedded store), then steps through the recording's time the
+way the streaming engine would and prints each alert as it would have fired, updated and resolved.
+
+  --rules dir     rule files (*.rules), default ./rules
+  --cluster name  cluster for logs outside an incident directory (default "default")
+  --step 15s      tick interval while an alert is open (default 15s)
+  --lag 15s       evaluation lag behind the newest time, for late data (default 15s)
+  --json          one JSON object per alert event`
+
+/** Thrown for bad arguments and unreadable inputs: its message is printed as is, exit code 2. */
+export class UsageError extends Error {}
+
+/** Replays recorded signals and prints the alerts as they would have fired. */
+export async function run(argv: string[]): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        rules: { type: 'string', default: 'rules' },
+        cluster: { type: 'string' },
+        step: { type: 'string', default: '15s' },
+        lag: { type: 'string', default: '15s' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    })
+  } catch (err) {
+    return usageError((err as Error).message)
+  }
+  if (args.values.help) {
+    console.log(USAGE)
+    return 0
+  }
+  if (args.positionals.length === 0) return usageError('replay needs at least one file or directory')
+  let stepMs: number
+  let lagMs: number
+  try {
+    stepMs = readDuration(args.values.step!, '--step')
+    lagMs = readDuration(args.values.lag!, '--lag')
+    if (stepMs <= 0) throw new UsageError('--step must be longer than 0')
+  } catch (err) {
+    return usageError((err as Error).message)
+  }
+  const json = args.values.json!
+  const loaded = await loadRuleSet(args.values.rules!)
+  if ('error' in loaded) return reportRuleErrors(loaded.error)
+  return withStore(async (store) => {
+    const ingest = await ingestSources(store, args.positionals, args.values.cluster)
+    const log = json ? console.error : console.log
+    log(describeIngest(ingest))
+    if (ingest.accepted === 0) {
+      console.error('kafka-why: nothing to replay: no signal was accepted from the given paths')
+      return 1
+    }
+    const events = await replayAlerts(store, loaded.rules, ingest.times, { stepMs, lagMs }, (e) => {
+      console.log(json ? JSON.stringify(eventJson(e)) : renderEvent(e))
+    })
+    if (!json) log(describeReplay(events))
+    return 0
+  })
+}
+
+/** The at-times of what was ingested, per cluster, sorted: replay ticks follow them. */
+export type IngestResult = { accepted: number; rejected: Record<string, number>; stats: SourceStats; times: Map<string, number[]> }
+
+/**
+ * Reads replay inputs through the incident reader (logs, `.jsonl`, incident directories) and writes
+ * them to the store in batches. Every refused signal is counted by reason; nothing is thrown for bad
+ * lines. A path that does not exist is a UsageError.
+ */
+export async function ingestSources(store: Store, paths: string[], cluster?: string): Promise<IngestResult> {
+  for (const p of paths) {
+    try {
+      await stat(p)
+    } catch {
+      throw new UsageError(`no such file or directory: ${p}`)
+    }
+  }
+  const stats = emptySourceStats()
+  const rejected: Record<string, number> = {}
+  const times = new Map<string, number[]>()
+  let accepted = 0
+  for await (const batch of readSources(paths, cluster, stats)) {
+    const r = await store.append(batch)
+    accepted += r.accepted
+    for (const [k, v] of Object.entries(r.rejected)) rejected[k] = (rejected[k] ?? 0) + v
+    for (const s of batch) {
+      let list = times.get(s.cluster)
+      if (!list) times.set(s.cluster, (list = []))
+      list.push(s.at)
+    }
+  }
+  for (const list of times.values()) list.sort((a, b) => a - b)
+  return { accepted, rejected, stats, times }
+}
+
+/** The one place replay inputs are read, so the source format can change behind it. */
+function readSources(paths: string[], cluster: string | undefined, stats: SourceStats): AsyncIterable<Signal[]> {
+  return readSignalSources(paths, { cluster, stats })
+}
+
+/** One line for people: what was read and what was refused. */
+export function describeIngest(r: IngestResult): string {
+  const logs = r.stats.logs
+  const refused = Object.entries(r.rejected).map(([k, v]) => `${v} ${k}`)
+  const jsonl = r.stats.jsonlRejects.length
+  const parts = [`ingested ${r.accepted} signals from ${r.stats.files.length} files`]
+  if (logs.lines) parts.push(`${logs.lines} log lines → ${logs.signals} signals`)
+  if (jsonl) parts.push(`${jsonl} JSONL lines refused (first: ${r.stats.jsonlRejects[0].file}:${r.stats.jsonlRejects[0].line} ${r.stats.jsonlRejects[0].reason})`)
+  if (refused.length) parts.push(`refused by the store: ${refused.join(', ')}`)
+  return parts.join('; ')
+}
+
+/** Rule files of a directory (or one file), parsed; errors come back rendered, never thrown. */
+export async function loadRuleSet(dirOrFile: string): Promise<{ rules: Rule[]; warnings: number } | { error: string }> {
+  let files: string[]
+  try {
+    files = (await stat(dirOrFile)).isDirectory() ? await listRuleFiles(dirOrFile) : [dirOrFile]
+  } catch {
+    return { error: `kafka-why: no such rules directory or file: ${dirOrFile}` }
+  }
+  if (files.length === 0) return { error: `kafka-why: no *.rules files in ${dirOrFile}` }
+  const rules: Rule[] = []
+  const problems: string[] = []
+  let warnings = 0
+  for (const file of files) {
+    const text = await readFile(file, 'utf8')
+    const parsed = parseRules(text, file)
+    warnings += parsed.diagnostics.filter((d) => d.severity !== 'error').length
+    if (hasErrors(parsed.diagnostics)) problems.push(renderDiagnostics(parsed.diagnostics.filter((d) => d.severity === 'error'), { [file]: text }))
+    else rules.push(...parsed.rules)
+  }
+  if (problems.length) return { error: `${problems.join('\n')}\nkafka-why: rule files have errors (see kafka-why lint)` }
+  return { rules, warnings }
+}
+
+async function listRuleFiles(dir: string): Promise<string[]> {
+  const out: string[] = []
+  for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    const p = path.join(dir, e.name)
+    if (e.isDirectory()) out.push(...(await listRuleFiles(p)))
+    else if (e.isFile() && e.name.endsWith('.rules')) out.push(p)
+  }
+  return out
+}
+
+/**
+ * Steps through recorded time as the streaming engine would: a tick after each signal (plus the lag),
+ * and every `step` while an alert is open, until everything resolved. Alert state lives in a private
+ * in-memory overlay, so replaying into a shared Redis never touches live alerts.
+ */
+export async function replayAlerts(
+  store: Store,
+  rules: readonly Rule[],
+  times: Map<string, number[]>,
+  opts: { stepMs: number; lagMs?: number; keepFiringMs?: number },
+  onEvent: (e: AlertEvent, tickAt: number) => void,
+): Promise<AlertEvent[]> {
+  const lagMs = opts.lagMs ?? DEFAULT_LAG_MS
+  const keepFiringMs = opts.keepFiringMs ?? DEFAULT_KEEP_FIRING_MS
+  const overlay = new AlertOverlay(store)
+  const all: AlertEvent[] = []
+  const horizon = Math.max(0, ...rules.map((r) => lookbackMs(r.when))) + keepFiringMs + lagMs + opts.stepMs
+  for (const [cluster, list] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
+    const engine = new AlertEngine({ store: overlay, rules, cluster, lagMs, keepFiringMs, renotifyMs: 0 })
+    const quantise = (t: number) => Math.ceil(t / opts.stepMs) * opts.stepMs
+    const end = list[list.length - 1] + horizon
+    let i = 0
+    let now = quantise(list[0] + lagMs)
+    while (now <= end) {
+      for (const e of await engine.tick(now)) {
+        all.push(e)
+        onEvent(e, now)
+      }
+      while (i < list.length && list[i] + lagMs <= now) i++
+      const open = (await overlay.listAlerts()).some((a) => a.cluster === cluster && a.state !== 'resolved')
+      const nextSignal = i < list.length ? quantise(list[i] + lagMs) : Infinity
+      const next = open ? Math.min(now + opts.stepMs, nextSignal) : nextSignal
+      if (!Number.isFinite(next)) break
+      now = Math.max(next, now + 1)
+    }
+  }
+  return all
+}
+
+/** Signals from the real store; alerts, silences, locks and history in memory. */
+class AlertOverlay extends MemoryStore {
+  constructor(private readonly base: Store) {
+    super()
+  }
+  override append(signals: Signal[]) {
+    return this.base.append(signals)
+  }
+  override query(q: Parameters<Store['query']>[0]) {
+    return this.base.query(q)
+  }
+  override facts(cluster: string, broker?: string) {
+    return this.base.facts(cluster, broker)
+  }
+  override brokers() {
+    return this.base.brokers()
+  }
+  override trim(before: number) {
+    return this.base.trim(before)
+  }
+}
+
+function renderEvent(e: AlertEvent): string {
+  const a = e.alert
+  const at = e.type === 'resolved' ? a.resolvedAt : e.type === 'firing' ? a.firedAt : a.lastSeenAt
+  const labels = Object.entries(a.labels).map(([k, v]) => `${k}=${v}`).join(' ')
+  const where = `${a.cluster}/${a.broker ?? '-'}${labels ? ` {${labels}}` : ''}`
+  const head = `${isoStamp(at ?? a.activeAt)}  ${e.type.toUpperCase().padEnd(8)} ${e.cause.severity.padEnd(8)} ${a.ruleId}  ${where}`
+  return e.type === 'resolved' ? head : `${head}\n    ${e.cause.cause}`
+}
+
+function eventJson(e: AlertEvent) {
+  return { type: e.type, ...e.alert, severity: e.cause.severity, cause: e.cause.cause, evidence: e.cause.evidence }
+}
+
+function describeReplay(events: AlertEvent[]): string {
+  if (events.length === 0) return 'no alert would have fired'
+  const fired = events.filter((e) => e.type === 'firing').length
+  const updated = events.filter((e) => e.type === 'updated').length
+  const resolved = events.filter((e) => e.type === 'resolved').length
+  return `${fired} fired, ${updated} updated, ${resolved} resolved`
+}
+
+/** Reads a duration option ("15s", "1h"); anything else is a UsageError naming the option. */
+export function readDuration(text: string, option: string): number {
+  const q = readQuantity(text.trim())
+  if ('message' in q || q.dimension !== 'duration') throw new UsageError(`${option}: expected a duration such as 15s, 10m or 1h, got '${text}'`)
+  return q.value
+}
+
+/**
+ * Runs a command body with the configured store: Redis when REDIS_URL is set, else the embedded one.
+ * An unreachable Redis or a bad path becomes one clear line and exit code 1 (2 for usage), never a
+ * stack trace.
+ */
+export async function withStore(body: (store: Store) => Promise<number>): Promise<number> {
+  const store = openStore(process.env)
+  try {
+    return await body(store)
+  } catch (err) {
+    if (err instanceof UsageError) return usageError(err.message)
+    if ((err as { code?: unknown }).code === 'STORE_UNAVAILABLE') {
+      console.error(`kafka-why: ${(err as Error).message}`)
+      return 1
+    }
+    if (typeof (err as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code)) {
+      console.error(`kafka-why: ${(err as Error).message}`)
+      return 1
+    }
+    throw err
+  } finally {
+    await store.close().catch(() => undefined)
+  }
+}
+
+export function usageError(message: string): number {
+  console.error(`kafka-why: ${message}\n(kafka-why <command> --help for usage)`)
+  return 2
+}
+
+export function reportRuleErrors(error: string): number {
+  console.error(error)
+  return 1
+}

@@ -1,0 +1,112 @@
+import type { Cause, Diagnosis, Evidence, NearMiss } from '../engine/diagnosis.js'
+
+/**
+ * A Diagnosis for a terminal: ranked causes with their score explained, advice, the evidence
+ * timeline (consequences marked), near misses, and what is abnormal when nothing matched. Plain text,
+ * no colours, so it pastes into a ticket; the bot's console mode may reuse it.
+ */
+
+/** Raw log lines are cut here; the source locates the full line. */
+const TEXT_WIDTH = 160
+
+/** Renders the whole diagnosis. */
+export function renderDiagnosis(d: Diagnosis): string {
+  const out: string[] = []
+  const multiDay = isoDate(d.from) !== isoDate(d.to)
+  out.push(`broker ${d.broker} of ${d.cluster} · ${isoStamp(d.from)} → ${isoStamp(d.to)} (${span(d.to - d.from)}) · ${d.signalsSeen} signals, ${d.rulesEvaluated ?? '?'} rules`)
+  out.push('')
+  if (d.signalsSeen === 0) {
+    out.push(`No signals stored for broker ${d.broker} in this window: nothing to diagnose. Is the broker's data being ingested? (try a longer --since)`)
+    return out.join('\n')
+  }
+  if (d.causes.length === 0) out.push('No rule matched.')
+  d.causes.forEach((c, i) => out.push(...renderCause(c, i + 1, multiDay), ''))
+  if (d.nearMisses.length) {
+    out.push('Near misses (part of a rule held):')
+    for (const n of d.nearMisses) out.push(...renderNearMiss(n, multiDay))
+    out.push('')
+  }
+  if (d.abnormal.length) {
+    out.push('Abnormal in the window:')
+    for (const a of d.abnormal) out.push(`  - ${a.summary}`)
+    out.push('')
+  }
+  return out.join('\n').trimEnd()
+}
+
+function renderCause(c: Cause, rank: number, multiDay: boolean): string[] {
+  const lines: string[] = []
+  const labels = Object.entries(c.labels).map(([k, v]) => `${k}=${v}`).join(' ')
+  const explained = c.explainedBy?.length ? ` (a consequence of ${c.explainedBy.join(', ')})` : ''
+  lines.push(`${rank}. ${c.severity.toUpperCase()}  ${c.cause}${explained}`)
+  const p = c.scoreParts
+  const scoreText = p
+    ? `score ${fmt(c.score)} = ${c.severity} ${p.severity} + ${c.corroboration} signals ${p.corroboration} + recency ${fmt(p.recency)}${p.explains ? ` + explains ${fmt(p.explains)}` : ''}`
+    : `score ${fmt(c.score)}`
+  const times = c.matches && c.matches > 1 ? `, matched ${c.matches} times` : ''
+  lines.push(`   rule ${c.ruleId}${labels ? ` {${labels}}` : ''} · at ${stamp(c.matchedAt, multiDay)}${times} · ${scoreText}`)
+  if (c.explainsRules.length) lines.push(`   explains: ${c.explainsRules.join(', ')}`)
+  if (c.advise) lines.push(`   advise: ${c.advise}`)
+  if (c.runbook) lines.push(`   runbook: ${c.runbook}`)
+  for (const r of c.run) lines.push(`   next: ${r}`)
+  if (c.evidence.length) {
+    lines.push('   evidence:')
+    lines.push(...renderEvidence(c.evidence, multiDay, '     '))
+    if (c.consequencesOmitted) lines.push(`     … ${c.consequencesOmitted} more consequences not shown`)
+  }
+  return lines
+}
+
+function renderNearMiss(n: NearMiss, multiDay: boolean): string[] {
+  return [`  - [${n.ruleId}] ${n.message}`, ...renderEvidence(n.evidence, multiDay, '      ')]
+}
+
+/** One line per point: time, signal, value, labels, then the raw line (or source). */
+export function renderEvidence(evidence: readonly Evidence[], multiDay: boolean, indent: string): string[] {
+  const width = Math.max(0, ...evidence.map((e) => e.signal.length))
+  return evidence.map((e) => {
+    const mark = e.consequence ? '↳ ' : '  '
+    const value = e.valueText ? ` ${e.valueText}` : ''
+    const labels = e.labels ? ` ${Object.entries(e.labels).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''
+    const broker = e.broker === undefined ? ' (cluster)' : ''
+    const tail = e.text ? `  ${clip(e.text.trim())}` : ''
+    return `${indent}${mark}${stamp(e.at, multiDay)}  ${e.signal.padEnd(width)}${value}${labels}${broker}${tail}  [${e.source}]`
+  })
+}
+
+function clip(text: string): string {
+  const one = text.replace(/\s+/g, ' ')
+  return one.length > TEXT_WIDTH ? `${one.slice(0, TEXT_WIDTH - 1)}…` : one
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1)
+}
+
+function isoDate(at: number): string {
+  return new Date(at).toISOString().slice(0, 10)
+}
+
+/** "2018-08-14 02:15:52Z" */
+export function isoStamp(at: number): string {
+  return new Date(at).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z')
+}
+
+function stamp(at: number, withDate: boolean): string {
+  const iso = new Date(at).toISOString()
+  return withDate ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}` : iso.slice(11, 23)
+}
+
+/** 90000 → "1m30s", for the window's length. */
+export function span(ms: number): string {
+  const parts: string[] = []
+  let rest = Math.max(0, Math.round(ms / 1000))
+  for (const [u, f] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+    if (rest >= f || (u === 's' && parts.length === 0)) {
+      parts.push(`${Math.floor(rest / f)}${u}`)
+      rest %= f
+    }
+    if (parts.length === 2) break
+  }
+  return parts.join('')
+}
