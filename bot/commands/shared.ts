@@ -46,12 +46,14 @@ export async function adminCall<T>(what: string, fn: () => Promise<T>): Promise<
     return await fn()
   } catch (err) {
     if (err instanceof UserError) throw err
-    const text = `${(err as { type?: string }).type ?? ''} ${(err as Error).message ?? ''}`
-    if (/UNKNOWN_TOPIC_OR_PARTITION|does not exist|not found|GROUP_ID_NOT_FOUND|unknown (topic|broker|group)/i.test(text)) {
+    const e = err as { name?: string; type?: string; message?: string }
+    const text = `${e.type ?? ''} ${e.message ?? ''}`
+    if (/UNKNOWN_TOPIC_OR_PARTITION|does not host this topic|does not exist|not found|GROUP_ID_NOT_FOUND|unknown (topic|broker|group)/i.test(text)) {
       throw new UserError(`${what} does not exist.`)
     }
-    if (/INVALID_CONFIG|INVALID_REQUEST|POLICY_VIOLATION|Unknown topic config|not a valid/i.test(text)) {
-      throw new UserError(`Kafka refused it: ${(err as Error).message.split('\n')[0].slice(0, 300)}`)
+    // Kafka's own refusals (invalid value, policy) are about the request, so the asker may read them.
+    if (e.name === 'AdminRequestError' || /INVALID_CONFIG|INVALID_REQUEST|POLICY_VIOLATION|Unknown topic config|not a valid/i.test(text)) {
+      throw new UserError(`Kafka refused it: ${(e.message ?? '').split('\n')[0].slice(0, 300)}`)
     }
     throw err
   }
