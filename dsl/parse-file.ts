@@ -109,7 +109,7 @@ export function parseFile(text: string, file: string, options: CheckOptions = {}
     diagnostics.push(...ruleDiagnostics)
     if (!rule) continue
     const whenTok = segment.find((t) => t.tokenType === T.When)
-    if (whenTok && errors.some((e) => conditionError(e, whenTok, segment))) continue
+    if (whenTok && errors.some((e) => conditionError(e, whenTok, rule.when.span.endOffset, segment))) continue
     rule.doc = docAbove(commentsByLine, segment[0].startLine ?? 1)
     const last = segment[segment.length - 1]
     result.rules.push({ rule, startOffset: segment[0].startOffset, endOffset: last.endOffset! + 1, startLine: segment[0].startLine ?? 1, endLine: last.endLine ?? 1 })
@@ -185,11 +185,20 @@ function parseDiagnostic(e: IRecognitionException, segment: IToken[], file: stri
   return diagnostic('DSL003', e.message, span, hint ? { hint } : {})
 }
 
-/** An error between `when` and `then` means the condition did not parse. */
-function conditionError(e: IRecognitionException, whenTok: IToken, segment: IToken[]): boolean {
+const OUTPUT_KEYWORDS = new Set([T.Cause, T.Advise, T.Runbook, T.Explains, T.Run, T.Severity])
+
+/**
+ * An error between `when` and `then` means the condition did not parse. Only a missing `then`
+ * right after a complete condition, followed by an output clause, leaves the condition intact.
+ */
+function conditionError(e: IRecognitionException, whenTok: IToken, conditionEnd: number, segment: IToken[]): boolean {
   const thenTok = segment.find((t) => t.tokenType === T.Then && t.startOffset > whenTok.startOffset)
-  const at = isReal(e.token) ? e.token.startOffset : Number.POSITIVE_INFINITY
-  return at >= whenTok.startOffset && (!thenTok || at <= thenTok.startOffset)
+  if (!isReal(e.token)) return !thenTok
+  const at = e.token.startOffset
+  if (thenTok) return at >= whenTok.startOffset && at <= thenTok.startOffset
+  if (at < whenTok.startOffset) return false
+  const next = segment.find((t) => t.startOffset >= conditionEnd)
+  return !(next === e.token && OUTPUT_KEYWORDS.has(e.token.tokenType))
 }
 
 /** The standalone comment lines that end on the line just above `line`. */

@@ -190,6 +190,20 @@ rule stw_pause_session_expiry
     expect(rules[0].doc).toEqual(['doc line'])
   })
 
+  it.each([
+    ['missing then before an output clause keeps the rule', 'rule a when jvm.oom cause "x"', ['a']],
+    ['an extra token in the condition drops the rule', 'rule a when jvm.oom disk.full then cause "x"\nrule b when jvm.oom then cause "y"', ['b']],
+    ['an empty condition drops the rule', 'rule a when then cause "x"\nrule b when jvm.oom then cause "y"', ['b']],
+    ['a broken output clause keeps the rule', 'rule a when jvm.oom then cause "x" advise\nrule b when jvm.oom then cause "y"', ['a', 'b']],
+    ['no outputs drops the rule', 'rule a when jvm.oom then\nrule b when jvm.oom then cause "y"', ['b']],
+    ['a missing rule name drops nothing after it', 'rule\nrule b when jvm.oom then cause "y"', ['b']],
+    ['stray text before the first rule', 'hello world\nrule b when jvm.oom then cause "y"', ['b']],
+  ])('recovery: %s', (_name, src, ids) => {
+    const { rules, diagnostics } = parseRules(src, 'r.rules')
+    expect(rules.map((r) => r.id)).toEqual(ids)
+    expect(diagnostics.filter((d) => d.code === 'DSL003').length).toBeGreaterThan(0)
+  })
+
   it('lists the signals a condition reads, once each', () => {
     const r = one('rule r when zk.session_timeout within 5s of safepoint.sync > 2s and not count(isr.shrink) over 5m > 3 and safepoint.sync > 1s then cause "c" explains leader.change')
     expect(signalsOfRule(r)).toEqual(['zk.session_timeout', 'safepoint.sync', 'isr.shrink'])
