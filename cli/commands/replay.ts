@@ -28,6 +28,9 @@ way the streaming engine would and prints each alert as it would have fired, upd
 /** Thrown for bad arguments and unreadable inputs: its message is printed as is, exit code 2. */
 export class UsageError extends Error {}
 
+/** Thrown when the command ran but cannot answer (no data for that broker): one line, exit code 1. */
+export class CommandError extends Error {}
+
 /** Replays recorded signals and prints the alerts as they would have fired. */
 export async function run(argv: string[]): Promise<number> {
   let args
@@ -264,6 +267,10 @@ export async function withStore(body: (store: Store) => Promise<number>): Promis
     return await body(store)
   } catch (err) {
     if (err instanceof UsageError) return usageError(err.message)
+    if (err instanceof CommandError) {
+      console.error(`kafka-why: ${err.message}`)
+      return 1
+    }
     if ((err as { code?: unknown }).code === 'STORE_UNAVAILABLE') {
       console.error(`kafka-why: ${(err as Error).message}`)
       return 1

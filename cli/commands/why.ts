@@ -3,7 +3,7 @@ import { diagnose } from '../../engine/diagnose.js'
 import type { Store } from '../../engine/store/store.js'
 import { parseAt } from '../../signals/jsonl.js'
 import { renderDiagnosis } from '../render-text.js'
-import { describeIngest, ingestSources, loadRuleSet, readDuration, reportRuleErrors, usageError, UsageError, withStore } from './replay.js'
+import { describeIngest, ingestSources, loadRuleSet, readDuration, reportRuleErrors, usageError, UsageError, withStore, CommandError } from './replay.js'
 
 const USAGE = `usage: kafka-why why <broker> [--since 1h] [--at TIME] [--replay paths] [--rules dir] [--cluster name] [--json]
 
@@ -94,13 +94,13 @@ async function resolveCluster(store: Store, broker: string, given: string | unde
   if (given !== undefined) {
     if (!refs.some((r) => r.cluster === given && r.broker === broker)) {
       const known = refs.filter((r) => r.cluster === given).map((r) => r.broker)
-      throw new UsageError(`no signals stored for broker ${broker} of cluster ${given}${known.length ? ` (its brokers: ${known.join(', ')})` : ''}`)
+      throw new CommandError(`no signals stored for broker ${broker} of cluster ${given}${known.length ? ` (its brokers: ${known.join(', ')})` : ''}`)
     }
     return given
   }
   const clusters = refs.filter((r) => r.broker === broker).map((r) => r.cluster)
   if (clusters.length === 1) return clusters[0]
   if (clusters.length > 1) throw new UsageError(`broker ${broker} exists in clusters ${clusters.join(', ')}; pass --cluster`)
-  if (refs.length === 0) throw new UsageError('no signals stored yet: pass --replay <incident dir or files>, or set REDIS_URL to a store the adapters write to')
-  throw new UsageError(`no signals stored for broker ${broker} (known brokers: ${refs.map((r) => `${r.cluster}/${r.broker}`).join(', ')})`)
+  if (refs.length === 0) throw new CommandError('no signals stored yet: pass --replay <incident dir or files>, or set REDIS_URL to a store the adapters write to')
+  throw new CommandError(`no signals stored for broker ${broker} (known brokers: ${refs.map((r) => `${r.cluster}/${r.broker}`).join(', ')})`)
 }

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { promisify } from 'node:util'
+import { Redis } from 'ioredis'
+import { describe, expect, it } from 'vitest'
+
+// The why and replay commands end to end, as a user runs them: through the kafka-why entry point,
+// over the shipped rule pack and a recorded incident.
+const run = promisify(execFile)
+const SEED_000 = 'test/incidents/seed-000-stw-session-expiry'
+
+async function kafkaWhy(args: string[], env: Record<string, string> = {}) {
+  const { REDIS_URL: _ignored, ...base } = process.env
+  try {
+    const r = await run('node', ['cli/kafka-why.mjs', ...args], { env: { ...base, ...env }, timeout: 90_000 })
+    return { code: 0, stdout: r.stdout, stderr: r.stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('cli/commands/why', () => {
+  it('diagnoses the recorded STW incident on the embedded store', async () => {
+    const r = await kafkaWhy(['why', 'broker-1', '--replay', SEED_000, '--json'])
+    expect(r.code).toBe(0)
+    const d = JSON.parse(r.stdout)
+    expect(d.cluster).toBe('perf-lab')
+    expect(d.causes[0].ruleId).toBe('stw_pause_session_expiry')
+    expect(d.causes[0].evidence.filter((e: { consequence?: boolean }) => !e.consequence).map((e: { signal: string }) => e.signal)).toContain('zk.session_timeout')
+  })
+
+  it('reads and writes Redis when REDIS_URL is set', async () => {
+    const prefix = `test-why-${randomUUID()}:`
+    const url = 'redis://127.0.0.1:6379'
+    try {
+      const r = await kafkaWhy(['why', '1', '--replay', SEED_000, '--json'], { REDIS_URL: url, KAFKA_WHY_REDIS_PREFIX: prefix })
+      expect(r.code).toBe(0)
+      expect(JSON.parse(r.stdout).causes[0].ruleId).toBe('stw_pause_session_expiry')
+      const again = await kafkaWhy(['why', '1', '--at', '2018-08-14T02:17:00Z', '--since', '10m', '--json'], { REDIS_URL: url, KAFKA_WHY_REDIS_PREFIX: prefix })
+      expect(JSON.parse(again.stdout).causes[0].ruleId).toBe('stw_pause_session_expiry')
+    } finally {
+      const admin = new Redis(url)
+      let cursor = '0'
+      do {
+        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+        if (keys.length) await admin.del(...keys)
+        cursor = next
+      } while (cursor !== '0')
+      admin.disconnect()
+    }
+  })
+
+  it('says in one line that Redis is unreachable and exits 1', async () => {
+    const r = await kafkaWhy(['why', '3'], { REDIS_URL: 'redis://127.0.0.1:1' })
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toEqual(['kafka-why: cannot reach Redis at redis://127.0.0.1:1: connection refused'])
+  })
+
+  it.each([
+    { args: ['why'], code: 2, message: 'why needs a broker' },
+    { args: ['why', '3', '--since', 'banana'], code: 2, message: "--since: expected a duration such as 15s, 10m or 1h, got 'banana'" },
+    { args: ['why', '3', '--at', 'yesterday'], code: 2, message: '--at: expected an ISO-8601 time' },
+    { args: ['why', '3'], code: 1, message: 'no signals stored yet' },
+    { args: ['why', '7', '--replay', SEED_000], code: 1, message: 'no signals stored for broker 7 (known brokers: perf-lab/1)' },
+    { args: ['why', '1', '--rules', 'no/such/dir'], code: 1, message: 'no such rules directory or file: no/such/dir' },
+    { args: ['replay', 'no/such/dir'], code: 2, message: 'no such file or directory: no/such/dir' },
+  ])('rejects $args clearly', async ({ args, code, message }) => {
+    const r = await kafkaWhy(args)
+    expect(r.code).toBe(code)
+    expect(r.stderr).toContain(message)
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+  })
+})
+
+describe('cli/commands/replay', () => {
+  it('prints the alerts in time order as they would have fired, each resolved later', async () => {
+    const r = await kafkaWhy(['replay', SEED_000, '--json'])
+    expect(r.code).toBe(0)
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(events[0]).toMatchObject({ type: 'firing', ruleId: 'stw_pause_session_expiry', broker: '1', cluster: 'perf-lab' })
+    const times = events.map((e) => (e.type === 'resolved' ? e.resolvedAt : e.type === 'firing' ? e.firedAt : e.lastSeenAt))
+    expect([...times].sort((a, b) => a - b)).toEqual(times)
+    for (const fired of events.filter((e) => e.type === 'firing')) {
+      expect(events.some((e) => e.type === 'resolved' && e.fingerprint === fired.fingerprint && e.resolvedAt > fired.firedAt)).toBe(true)
+    }
+  })
+})
