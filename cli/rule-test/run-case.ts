@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises'
 import { readSignalSources, emptySourceStats } from '../../adapters/incident.js'
 import type { Rule } from '../../dsl/ast.js'
 import { diagnose } from '../../engine/diagnose.js'
@@ -66,7 +67,10 @@ export async function runCase(tc: RuleTestCase, rules: readonly Rule[], clock: (
     count += r.accepted
   }
   const stats = emptySourceStats()
-  if (tc.incident.length) {
+  for (const p of tc.incident) {
+    if (!(await stat(p).then(() => true, () => false))) assertions.push(loadFailure(tc, tc.line, `incident not found: ${p}`))
+  }
+  if (tc.incident.length && assertions.length === 0) {
     try {
       for await (const batch of readSignalSources(tc.incident, { cluster: tc.cluster, stats })) await add(batch)
     } catch (err) {
@@ -89,7 +93,9 @@ export async function runCase(tc: RuleTestCase, rules: readonly Rule[], clock: (
   const unparsed = Object.values(stats.logs.unparsed).reduce((a, b) => a + b, 0) + stats.jsonlRejects.length
   if (assertions.length) return { test: tc, ok: false, durationMs: clock() - started, assertions, fired: new Set() }
   if (count === 0) {
-    assertions.push(loadFailure(tc, tc.line, 'the test loaded no signals at all'))
+    const refused = Object.entries(rejected).map(([k, v]) => `${v} refused (${k})`)
+    const notes = [...refused, ...(unparsed ? [`${unparsed} input lines not understood`] : [])]
+    assertions.push(loadFailure(tc, tc.line, `the test loaded no signals at all${notes.length ? `: ${notes.join(', ')}` : ''}`))
     return { test: tc, ok: false, durationMs: clock() - started, assertions, fired: new Set() }
   }
 
