@@ -103,6 +103,8 @@ export type Rule = {
   name?: string
   file: string
   severity: Severity
+  /** Where `severity` was written, if it was (the formatter keeps an explicit default). */
+  severitySpan?: Span
   when: Cond
   cause: Text
   advise?: Text

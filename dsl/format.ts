@@ -16,8 +16,9 @@ import { quoteText } from './text.js'
  *          explains a, b
  *          run "…"
  *
- * Unnamed rules start at `when` and carry a non-default severity after their outputs (before `when`
- * it would belong to the previous rule). Default severity (warning) is not written. Rules are
+ * Unnamed rules start at `when` and carry their severity after their outputs (before `when` it
+ * would belong to the previous rule). Severity is written when it is not the default (warning) or
+ * was written in the source. A condition too long for one line gets one top-level operand per line. Rules are
  * separated by one blank line; comment blocks that stand apart stay where they are; comments inside
  * a rule move above it, after its doc. A file with syntax errors is returned unchanged.
  */
@@ -70,17 +71,32 @@ export function formatRule(rule: Rule): string {
   if (rule.runbook) outputs.push(`runbook ${quoteText(rule.runbook.raw)}`)
   if (rule.explains.length) outputs.push(`explains ${rule.explains.map((e) => e.signal).join(', ')}`)
   for (const r of rule.run) outputs.push(`run ${quoteText(r.raw)}`)
-  const severity = rule.severity !== 'warning' ? `severity ${rule.severity}` : undefined
+  const severity = rule.severity !== 'warning' || rule.severitySpan ? `severity ${rule.severity}` : undefined
   if (rule.name !== undefined) {
     lines.push(`rule ${rule.name}`)
     if (severity) lines.push(`  ${severity}`)
-    lines.push(`  when ${formatCond(rule.when)}`)
+    lines.push(...formatWhen(rule.when, '  '))
   } else {
-    lines.push(`when ${formatCond(rule.when)}`)
+    lines.push(...formatWhen(rule.when, ''))
     if (severity) outputs.push(severity)
   }
   lines.push(`  then ${outputs[0]}`, ...outputs.slice(1).map((o) => `       ${o}`))
   return lines.join('\n')
+}
+
+/** Conditions longer than this go one top-level operand per line. */
+export const MAX_WHEN_WIDTH = 100
+
+/**
+ * `when` and its condition: one line when it fits, else one operand of the top-level `and`/`or`
+ * per line with the operator right-aligned under `when`.
+ */
+function formatWhen(cond: Cond, indent: string): string[] {
+  const one = `${indent}when ${formatCond(cond)}`
+  if (one.length <= MAX_WHEN_WIDTH || (cond.kind !== 'and' && cond.kind !== 'or')) return [one]
+  const minPrec = cond.kind === 'and' ? PREC.not : PREC.and
+  const pad = indent + ' '.repeat(4 - cond.kind.length)
+  return cond.operands.map((o, i) => (i === 0 ? `${indent}when ` : `${pad}${cond.kind} `) + formatCond(o, minPrec))
 }
 
 /** Formats a file's text; unchanged text comes back when the file has syntax errors. */

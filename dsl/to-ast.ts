@@ -217,6 +217,7 @@ class RuleBuilder {
       const value = tok(sc, 'value')
       if (state.seen) this.out.push(diagnostic('DSL010', "'severity' given twice", joinSpans(this.span(kw), this.span(value)), { hint: `the first was on line ${state.seen.startLine}` }))
       state.seen = kw
+      rule.severitySpan = joinSpans(this.span(kw), this.span(value))
       if ((SEVERITIES as readonly string[]).includes(value.image)) rule.severity = value.image as Severity
       else {
         const near = closest(value.image, SEVERITIES)
