@@ -1,4 +1,5 @@
 import { encodeVersion } from '../../signals/units.js'
+import { LiteralScanner } from './literal-scanner.js'
 import type { Header } from './layout.js'
 import type { LogFormat } from './types.js'
 
@@ -40,8 +41,10 @@ export function newMatchState(): MatchState {
 }
 
 export type Matcher = {
-  /** Regex source of a cheap prefilter; every line that can match contains it. */
-  trigger: string
+  /** Every line this matcher can match contains one of these (the prefilter, and a gate before `re`). */
+  literals: readonly string[]
+  /** Regex source of the prefilter for a matcher no literal can express (none of `literals` then). */
+  pattern?: string
   /** `message`: only the record's first line; `record`: any line of it (stack traces, `Caused by:`). */
   scope: 'message' | 'record'
   formats: readonly LogFormat[]
@@ -115,7 +118,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 1. ZooKeeper 3.4.x-3.5.x ClientCnxn "Client session timed out, have not heard from server in 7768ms
   //    for sessionid 0x…" (seed 000, zookeeper-3.4.10.jar); 3.6+ writes "for session id 0x…".
   {
-    trigger: 'Client session timed out',
+    literals: ['Client session timed out'],
     scope: 'message',
     formats: ANY,
     re: /Client session timed out, have not heard from server in (\d+)ms for session ?id 0x([0-9a-f]+)/,
@@ -124,7 +127,7 @@ export const MATCHERS: readonly Matcher[] = [
   },
   // 2. ZooKeeper 3.4-3.9 ClientCnxn "Unable to reconnect to ZooKeeper service, session 0x… has expired".
   {
-    trigger: 'Unable to reconnect to ZooKeeper service',
+    literals: ['Unable to reconnect to ZooKeeper service'],
     scope: 'message',
     formats: ANY,
     re: /Unable to reconnect to ZooKeeper service, session 0x([0-9a-f]+) has expired/,
@@ -133,7 +136,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 3. Kafka 1.1+ ZooKeeperClient "Session expired." (scheduleReinitialize); Kafka 0.9-1.0 with zkclient
   //    "zookeeper state changed (Expired)".
   {
-    trigger: 'Session expired|zookeeper state changed \\(Expired\\)',
+    literals: ['Session expired', 'zookeeper state changed (Expired)'],
     scope: 'message',
     formats: KAFKA,
     re: /^(?:\[ZooKeeperClient[^\]]*\] )?Session expired\.?$|zookeeper state changed \(Expired\)/,
@@ -142,7 +145,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 4. Kafka 0.9-1.0 zkclient "zookeeper state changed (Disconnected)"; ZooKeeper 3.4-3.9 ClientCnxn
   //    "Unable to read additional data from server sessionid 0x…, likely server has closed socket".
   {
-    trigger: 'zookeeper state changed \\(Disconnected\\)|Unable to read additional data from server',
+    literals: ['zookeeper state changed (Disconnected)', 'Unable to read additional data from server'],
     scope: 'message',
     formats: KAFKA,
     re: /zookeeper state changed \(Disconnected\)|Unable to read additional data from server/,
@@ -151,7 +154,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 5. Kafka 3.0-4.x ReplicationControlManager (KRaft controller) "Fencing broker N because its session
   //    has timed out."; the signal belongs to the fenced broker.
   {
-    trigger: 'Fencing broker',
+    literals: ['Fencing broker'],
     scope: 'message',
     formats: KAFKA,
     re: /Fencing broker (\d+) because its session has timed out/,
@@ -161,7 +164,7 @@ export const MATCHERS: readonly Matcher[] = [
   //    before it could be sent.", "Unable to send broker heartbeat for N …", "Broker N sent a heartbeat
   //    request but received error E."
   {
-    trigger: 'heartbeat',
+    literals: ['Unable to send a heartbeat', 'Unable to send broker heartbeat', 'sent a heartbeat request'],
     scope: 'message',
     formats: KAFKA,
     re: /Unable to send (?:a heartbeat because|broker heartbeat for)|Broker \d+ sent a heartbeat request but received error/,
@@ -171,7 +174,7 @@ export const MATCHERS: readonly Matcher[] = [
   //    1,2 to 1"; 1.0-2.1 "[Partition t-p broker=N] Shrinking ISR from 1001,1002 to 1001" (seed 002);
   //    2.2+ appends ". Leader: (highWatermark: …". Remembered so 2.7+'s "ISR updated to" is not an expand.
   {
-    trigger: 'Shrinking ISR',
+    literals: ['Shrinking ISR'],
     scope: 'message',
     formats: KAFKA,
     re: /Shrinking ISR (?:for partition \[([^,\]]+),(\d+)\] )?from ([\d,]+) to ([\d,]*)/,
@@ -185,7 +188,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 8. Kafka 0.9 "Expanding ISR for partition [t,p] from 1 to 1,2"; 0.10 "Expanding ISR for partition t-p
   //    from … to …"; 1.0-2.6 "[Partition t-p broker=N] Expanding ISR from 1 to 1,2".
   {
-    trigger: 'Expanding ISR',
+    literals: ['Expanding ISR'],
     scope: 'message',
     formats: KAFKA,
     re: /Expanding ISR (?:for partition (?:\[([^,\]]+),(\d+)\]|(\S+)) )?from ([\d,]+) to ([\d,]+)/,
@@ -201,7 +204,7 @@ export const MATCHERS: readonly Matcher[] = [
   //    logged shrink to the same set it confirms that shrink; otherwise the ISR grew (2.7+ logs no
   //    "Expanding ISR").
   {
-    trigger: 'ISR updated to',
+    literals: ['ISR updated to'],
     scope: 'message',
     formats: KAFKA,
     re: /ISR updated to ([\d,]+) +(?:\(under-min-isr\) )?and (?:version|zkVersion) updated to/,
@@ -222,7 +225,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     OnlinePartition to OnlinePartition with state LeaderAndIsr(leader=2, …)"; 1.x wrote the state as
   //     {"leader":2,…} and 2.x as LeaderAndIsr(leader=2, leaderEpoch=…).
   {
-    trigger: 'Changed partition',
+    literals: ['Changed partition'],
     scope: 'message',
     formats: KAFKA,
     re: /Changed partition (\S+) from \w+ to OnlinePartition with (?:state (?:LeaderAndIsr\(leader=|\{"leader":)|leader )(\d+)/,
@@ -234,7 +237,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 11. Kafka 2.4-4.x state-change log on the new leader "Leader t-p [with topic id …] starts at leader
   //     epoch E from offset …"; 1.0-2.3 Partition "t-p starts at Leader Epoch E from offset …".
   {
-    trigger: 'starts at [Ll]eader [Ee]poch',
+    literals: ['starts at leader epoch', 'starts at Leader Epoch'],
     scope: 'message',
     formats: KAFKA,
     re: /(?:^|\] |Leader )(\S+?) (?:with topic id \S+ )?starts at [Ll]eader [Ee]poch (\d+)/,
@@ -247,7 +250,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 12. Kafka 2.2-4.x Log/LocalLog "[LocalLog partition=t-p, dir=/d] Rolled new log segment at offset N in
   //     M ms."; 0.9-2.1 "Rolled new log segment for 't-p' in M ms.".
   {
-    trigger: 'Rolled new log segment',
+    literals: ['Rolled new log segment'],
     scope: 'message',
     formats: KAFKA,
     re: /Rolled new log segment (?:for '([^']+)'|at offset \d+)/,
@@ -260,7 +263,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     t-p in dir /d" (seed 001, 3.6 UnifiedLog/LocalLog), "Error while rolling log segment for t-p in
   //     dir /d", … at ERROR before the dir goes offline.
   {
-    trigger: 'LogDirFailureChannel',
+    literals: ['LogDirFailureChannel'],
     scope: 'message',
     formats: KAFKA,
     re: /^Error while .* in (?:log )?dir \S+/,
@@ -277,7 +280,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 14. Kafka 1.0-4.x ReplicaManager "Halting broker because dir /d is offline"; LogManager "Shutdown broker
   //     because all log dirs in /d1, /d2 have failed".
   {
-    trigger: 'Halting broker because dir|Shutdown broker because all log dirs',
+    literals: ['Halting broker because dir', 'Shutdown broker because all log dirs'],
     scope: 'message',
     formats: KAFKA,
     re: /Halting broker because dir (\S+) is offline|Shutdown broker because all log dirs in (.+) have failed/,
@@ -286,7 +289,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 15. JDK 8-21 FileChannelImpl.map "java.io.IOException: Map failed" inside the stack of a Kafka index
   //     mmap (seed 001, Kafka 3.6 on JDK 11).
   {
-    trigger: 'IOException: Map failed',
+    literals: ['IOException: Map failed'],
     scope: 'record',
     formats: KAFKA,
     re: /java\.io\.IOException: Map failed/,
@@ -303,7 +306,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     failed" (seed 001 `Caused by:`), "Direct buffer memory", "Metaspace", "unable to create new native
   //     thread" (JDK 8-17) / "unable to create native thread" (JDK 19+).
   {
-    trigger: 'OutOfMemoryError',
+    literals: ['OutOfMemoryError'],
     scope: 'record',
     formats: ANY,
     re: /java\.lang\.OutOfMemoryError: ?(Java heap space|GC overhead limit exceeded|Map failed|Direct buffer memory|Metaspace|Compressed class space|unable to create (?:new )?native thread)/,
@@ -312,7 +315,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 17. EMFILE as the JDK words it from the C library: "Too many open files" (seed 001), and the zh_CN
   //     glibc translation "打开的文件过多" that a broker under a Chinese locale logs.
   {
-    trigger: 'Too many open files|打开的文件过多',
+    literals: ['Too many open files', 'Exception: 打开的文件过多', '(打开的文件过多)'],
     scope: 'record',
     formats: ANY,
     re: /Too many open files|打开的文件过多/,
@@ -320,7 +323,7 @@ export const MATCHERS: readonly Matcher[] = [
   },
   // 18. ENOSPC as the JDK words it: "java.io.IOException: No space left on device".
   {
-    trigger: 'No space left on device',
+    literals: ['No space left on device'],
     scope: 'record',
     formats: KAFKA,
     re: /No space left on device/,
@@ -332,7 +335,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 19. Kafka 1.0-4.x KafkaApis error through FileRecords/AbstractRecords.downConvert (seed 002, Kafka 1.0.1,
   //     KAFKA-6709): the request names the topic as `topic=t`.
   {
-    trigger: '\\.downConvert\\(',
+    literals: ['.downConvert('],
     scope: 'record',
     formats: KAFKA,
     re: /\.downConvert\(/,
@@ -345,7 +348,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     "Preparing to rebalance group g with old generation N (__consumer_offsets-P)"; 2.0-3.x adds "in state
   //     S"; 2.4+ appends "(reason: …)".
   {
-    trigger: 'Preparing to re(?:balance|stabilize) group',
+    literals: ['Preparing to rebalance group', 'Preparing to restabilize group'],
     scope: 'message',
     formats: KAFKA,
     re: /Preparing to re(?:balance|stabilize) group (\S+) (?:in state \w+ )?with old generation (\d+)/,
@@ -354,7 +357,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 21. Kafka 0.9-0.10 GroupCoordinator (TRACE) "Member m in group g has failed"; 1.0-3.x (INFO) "…has failed,
   //     removing it from the group".
   {
-    trigger: 'has failed',
+    literals: [' in group '],
     scope: 'message',
     formats: KAFKA,
     re: /Member (\S+) in group (\S+) has failed/,
@@ -362,7 +365,7 @@ export const MATCHERS: readonly Matcher[] = [
   },
   // 22. Kafka 0.9-3.x GroupCoordinator "Stabilized group g generation N" (1.0+ adds "(__consumer_offsets-P)").
   {
-    trigger: 'Stabilized group',
+    literals: ['Stabilized group'],
     scope: 'message',
     formats: KAFKA,
     re: /Stabilized group (\S+) generation (\d+)/,
@@ -371,7 +374,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 23. Kafka 0.10.x KafkaServer "[Kafka Server N], started"; 1.0-3.x "[KafkaServer id=N] started";
   //     KafkaRaftServer 2.8-4.x "Kafka Server started".
   {
-    trigger: 'started',
+    literals: ['] started', '], started', 'Kafka Server started'],
     scope: 'message',
     formats: KAFKA,
     re: /^(?:\[Kafka Server \d+\], |\[KafkaServer id=\d+\] )started$|^Kafka Server started$/,
@@ -380,7 +383,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 24. Kafka 0.10.x "[Kafka Server N], shutting down"; 1.0-3.x "[KafkaServer id=N] shutting down";
   //     2.8-4.x "[BrokerServer id=N] shutting down".
   {
-    trigger: 'shutting down',
+    literals: ['] shutting down', '], shutting down'],
     scope: 'message',
     formats: KAFKA,
     re: /^(?:\[Kafka Server \d+\], |\[(?:KafkaServer|BrokerServer) id=\d+\] )shutting down$/,
@@ -389,7 +392,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 25. Kafka 0.10-2.0 AppInfoParser "Kafka version : 0.10.2.1"; 2.1+ "Kafka version: 3.7.0". Logged once
   //     per client instance inside the broker too, so only a change is a signal.
   {
-    trigger: 'Kafka version ?:',
+    literals: ['Kafka version'],
     scope: 'message',
     formats: KAFKA,
     re: /^Kafka version ?: ?(\d+\.\d+[\w.-]*)/,
@@ -405,7 +408,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     Error: NOT_LEADER_FOR_PARTITION"; 2.6+ NOT_LEADER_OR_FOLLOWER / NotLeaderOrFollowerException and
   //     "Received invalid metadata error in produce request on partition t-p due to …".
   {
-    trigger: 'NotLeaderForPartition|NOT_LEADER_FOR_PARTITION|NOT_LEADER_OR_FOLLOWER|NotLeaderOrFollower',
+    literals: ['NotLeaderForPartition', 'NOT_LEADER_FOR_PARTITION', 'NOT_LEADER_OR_FOLLOWER', 'NotLeaderOrFollower'],
     scope: 'message',
     formats: CLIENT,
     re: /NotLeaderForPartition|NOT_LEADER_FOR_PARTITION|NOT_LEADER_OR_FOLLOWER|NotLeaderOrFollower/,
@@ -419,7 +422,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     sent, 119901.2 records/sec (117.09 MB/sec), 4.8 ms avg latency, 147.0 max latency." (0.10-2.x, seed
   //     000) / "… 147.0 ms max latency." (3.x).
   {
-    trigger: 'records sent, ',
+    literals: ['records sent, '],
     scope: 'message',
     formats: CLIENT,
     re: /^\d+ records sent, ([\d.]+) records\/sec \([\d.]+ MB\/sec\), [\d.]+ ms avg latency, ([\d.]+) (?:ms )?max latency/,
@@ -432,7 +435,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     "Total time for which application threads were stopped: 3.3021375 seconds, Stopping threads took:
   //     3.3018193 seconds" (seed 000, OpenJDK 1.8.0_181).
   {
-    trigger: 'Total time for which application threads were stopped',
+    literals: ['Total time for which application threads were stopped'],
     scope: 'message',
     formats: GC,
     re: /Total time for which application threads were stopped: ([\d.,]+) seconds(?:, Stopping threads took: ([\d.,]+) seconds)?/,
@@ -446,7 +449,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     ns, Reaching safepoint: N ns, At safepoint: N ns, Total: N ns"; JDK 17-20 add "Cleanup: N ns", JDK 21
   //     "Leaving safepoint: N ns", JDK 25 drops Cleanup and appends ", Threads: …".
   {
-    trigger: 'Reaching safepoint: ',
+    literals: ['Reaching safepoint: '],
     scope: 'message',
     formats: GC,
     re: /Safepoint "([^"]*)", Time since last: \d+ ns, Reaching safepoint: (\d+) ns,(?: Cleanup: \d+ ns,)? At safepoint: \d+ ns,(?: Leaving safepoint: \d+ ns,)? Total: (\d+) ns/,
@@ -458,7 +461,8 @@ export const MATCHERS: readonly Matcher[] = [
   // 30. JDK 8 -XX:+PrintSafepointStatistics row "488.188: no vm operation [ 73 1 1 ] [ 1 0 3301 0 0 ] 1"
   //     (seed 000): columns spin, block, sync, cleanup, vmop in ms.
   {
-    trigger: '\\[\\s*\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s*\\]',
+    literals: [],
+    pattern: '\\[\\s*\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s*\\]',
     scope: 'message',
     formats: GC,
     re: /^(.+?)\s+\[\s*\d+\s+\d+\s+\d+\s*\]\s+\[\s*\d+\s+\d+\s+(\d+)\s+\d+\s+\d+\s*\]/,
@@ -469,7 +473,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     Evacuation Pause)", "Pause Initial Mark", "Pause Remark", "Pause Cleanup", "Pause Full (System.gc())";
   //     Parallel and Serial "Pause Young (Allocation Failure)").
   {
-    trigger: 'GC\\(\\d+\\) Pause ',
+    literals: [') Pause '],
     scope: 'message',
     formats: GC,
     re: /GC\(\d+\) Pause (Young|Full|Remark|Cleanup|Initial Mark|Mixed)((?: \((?:[^()]|\(\))*\))*) (\d+(?:\.\d+)?[BKMGT])->(\d+(?:\.\d+)?[BKMGT])\((\d+(?:\.\d+)?[BKMGT])\) ([\d.]+)ms/,
@@ -497,7 +501,7 @@ export const MATCHERS: readonly Matcher[] = [
   //     Failure) … [ParNew: …] …", "[GC (CMS Initial Mark) …", "[GC (CMS Final Remark) …"; G1 "[Full GC
   //     (Allocation Failure)  18M->18M(20M), 0.0719656 secs]".
   {
-    trigger: '\\[(?:GC|Full GC)[ (]',
+    literals: ['[GC ', '[GC(', '[Full GC'],
     scope: 'message',
     formats: GC,
     re: /^\[(Full GC|GC)(?: pause)? ?(?:\(([^()]*(?:\(\))?[^()]*)\))?(?: \((young|mixed)\))?(?: \(initial-mark\))?/,
@@ -564,25 +568,43 @@ export function brokerNamedIn(message: string): string | undefined {
   return undefined
 }
 
-/** Matchers that apply to a format, and one prefilter regex per scope built from their triggers. */
+/** Matchers that apply to a format, and the prefilters built from their literals. */
 export type MatcherSet = {
   message: readonly Matcher[]
   record: readonly Matcher[]
-  /** Matches any line that may yield a signal. */
+  /** Matches any line that may yield a signal (as a regex: `grep -E` runs the same). */
   trigger: RegExp
+  /** The same prefilter as a literal scanner, when every trigger is a literal long enough to skip well. */
+  scanner?: LiteralScanner
   /** Matches a continuation line that a record-scope matcher may want. */
   recordTrigger: RegExp
 }
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const triggerOf = (m: Matcher) => m.pattern ?? m.literals.map(escapeRe).join('|')
+
+/** Shortest literal for which the literal scanner beats the regex prefilter. */
+const MIN_SCAN_LITERAL = 8
 
 /** Builds the matcher set for one file format; done once per file. */
 export function matchersFor(format: LogFormat): MatcherSet {
   const rows = MATCHERS.filter((m) => m.formats.includes(format))
   const message = rows.filter((m) => m.scope === 'message')
   const record = rows.filter((m) => m.scope === 'record')
+  const literals = rows.flatMap((m) => m.literals)
+  const scannable = rows.every((m) => m.pattern === undefined) && literals.every((l) => l.length >= MIN_SCAN_LITERAL)
   return {
     message,
     record,
-    trigger: new RegExp(rows.map((m) => m.trigger).join('|'), 'g'),
-    recordTrigger: new RegExp(record.map((m) => m.trigger).join('|') || '(?!)'),
+    trigger: new RegExp(rows.map(triggerOf).join('|'), 'g'),
+    scanner: scannable ? new LiteralScanner(literals) : undefined,
+    recordTrigger: new RegExp(record.map(triggerOf).join('|') || '(?!)'),
   }
+}
+
+/** True when the record's first line (or, for record scope, line `i`) can match: cheaper than running `re`. */
+export function mayMatch(m: Matcher, line: string): boolean {
+  if (m.literals.length === 0) return true
+  for (const l of m.literals) if (line.includes(l)) return true
+  return false
 }

@@ -1,6 +1,6 @@
 import type { Signal } from '../../signals/signal.js'
 import { detectFormat, detectLayout, detectWrapper, isHeaderAt, readHeader, readJvmHeader, unwrapLine } from './layout.js'
-import { brokerNamedIn, matchersFor, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
+import { brokerNamedIn, matchersFor, mayMatch, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
 import { resolveZone, type ZoneOffset } from './timestamp.js'
 import { emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type ParseStats, type WrapperName } from './types.js'
 
@@ -190,19 +190,28 @@ export class LogParser {
       }
     }
     const re = set.trigger
-    re.lastIndex = 0
+    const scanner = set.scanner
+    // Lines holding U+FFFD (invalid UTF-8) are skipped; one forward pointer keeps the check linear.
+    let nextBad = s.indexOf('\ufffd')
+    let from = 0
     for (;;) {
-      const m = re.exec(s)
-      if (!m || m.index >= limit) break
-      const ls = m.index === 0 ? 0 : s.lastIndexOf('\n', m.index - 1) + 1
+      let hit: number
+      if (scanner) hit = scanner.next(s, from)
+      else {
+        re.lastIndex = from
+        hit = re.exec(s)?.index ?? -1
+      }
+      if (hit < 0 || hit >= limit) break
+      const ls = hit === 0 ? 0 : s.lastIndexOf('\n', hit - 1) + 1
       if (ls < pos) {
-        re.lastIndex = lineEnd(s, m.index) + 1
+        from = lineEnd(s, hit) + 1
         continue
       }
       advance(ls)
       const le = lineEnd(s, ls)
-      if (s.charCodeAt(m.index) === 0xfffd || s.lastIndexOf('\ufffd', le) >= ls) {
-        re.lastIndex = le + 1
+      if (nextBad >= 0 && nextBad < ls) nextBad = s.indexOf('\ufffd', ls)
+      if (nextBad >= 0 && nextBad < le) {
+        from = le + 1
         continue
       }
       let start = ls
@@ -213,7 +222,7 @@ export class LogParser {
           : -1
         if (hs < 0) {
           this.stats.unparsed['no-layout']++
-          re.lastIndex = le + 1
+          from = le + 1
           continue
         }
         startLine = line - countNewlines(s, hs, ls)
@@ -223,7 +232,7 @@ export class LogParser {
       this.emit(s.slice(start, end), startLine, out)
       advance(end)
       floor = end
-      re.lastIndex = end
+      from = end
     }
     advance(limit)
     this.countInvalid(s, limit)
@@ -246,8 +255,9 @@ export class LogParser {
 
   private emit(text: string, lineNo: number, out: Signal[]): void {
     const maxLine = this.limits.maxLineChars
-    let lines = text.split('\n')
-    if (lines[lines.length - 1] === '') lines.pop()
+    const nl = text.indexOf('\n')
+    let lines = nl < 0 || nl === text.length - 1 ? [nl < 0 ? text : text.slice(0, nl)] : text.split('\n')
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
     lines = lines.map((l) => (l.length > maxLine ? l.slice(0, maxLine) : l.endsWith('\r') ? l.slice(0, -1) : l))
     const layout = this.layout as LayoutName
     const header = readHeader(lines[0], layout, this.zone, this.anchor)
@@ -292,13 +302,17 @@ export class LogParser {
       for (const d of Array.isArray(r) ? r : [r]) drafts.push(line > 0 && d.line === undefined ? { ...d, line } : d)
     }
     const msg = rec.header.message
+    const first = rec.lines[0]
     for (const mt of set.message) {
+      if (!mayMatch(mt, first)) continue
       const m = mt.re.exec(msg)
       if (m) add(mt.build(m, rec, this.state, at), 0)
     }
     for (const mt of set.record) {
       for (let i = 0; i < rec.lines.length; i++) {
-        const m = mt.re.exec(i === 0 ? msg : rec.lines[i])
+        const line = rec.lines[i]
+        if (!mayMatch(mt, line)) continue
+        const m = mt.re.exec(i === 0 ? msg : line)
         if (m) {
           add(mt.build(m, rec, this.state, at), i)
           break

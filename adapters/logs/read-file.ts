@@ -18,7 +18,7 @@ export type LogFileReader = { batches: AsyncIterable<Signal[]>; stats: ParseStat
 /** Opens a log file for replay. Read errors end the batches and are counted as `unreadable`. */
 export function readLogFile(cfg: LogSourceConfig, file: string, opts: ReadLogOptions = {}): LogFileReader {
   const parser = new LogParser(cfg, opts.limits)
-  const chunkBytes = opts.chunkBytes ?? 16 * 1024 * 1024
+  const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024
   async function* batches(): AsyncGenerator<Signal[]> {
     let fh
     try {
