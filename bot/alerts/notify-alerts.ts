@@ -1,17 +1,17 @@
-import type { Cause } from '../../engine/diagnosis.js'
+import type { AlertEvent } from '../../engine/alerts.js'
 import type { AlertRecord, Store } from '../../engine/store/store.js'
 import type { BotConfig } from '../config.js'
-import { renderAlert, renderAlertUpdate, renderResolved } from '../render/alert.js'
+import { renderAlert, renderAlertUpdate, renderResolved, renderStillFiring } from '../render/alert.js'
 import { messageArgs, type SlackPoster } from '../slack/slack-poster.js'
 
 /**
  * Alert events → Slack. A firing alert is posted once to its cluster's channel and its ts stored on
- * the alert; new evidence edits that message and adds a thread reply; resolution edits it again and
+ * the alert; new evidence edits that message and adds a thread reply; a re-notification (the engine's
+ * renotify interval) edits it and broadcasts a "still firing" reply; resolution edits it again and
  * broadcasts a resolved notice from the thread. Silenced alerts post nothing.
  */
 
-/** What the engine's alert tick yields (engine/alerts.ts). */
-export type AlertEvent = { type: 'firing' | 'updated' | 'resolved'; alert: AlertRecord; cause: Cause }
+export type { AlertEvent }
 
 export type NotifyDeps = { store: Store; poster: SlackPoster; config: BotConfig; now: () => number }
 
@@ -40,12 +40,21 @@ async function handle(deps: NotifyDeps, channel: string, ev: AlertEvent, muted: 
   const fp = ev.alert.fingerprint
   // Read the stored alert inside the queue: an earlier firing post in this channel has completed.
   const stored = (await deps.store.getAlert(fp)) ?? ev.alert
-  const alert: AlertRecord = { ...ev.alert, message: stored.message ?? ev.alert.message, notifiedAt: stored.notifiedAt ?? ev.alert.notifiedAt }
+  const alert: AlertRecord = { ...ev.alert, message: stored.message ?? ev.alert.message, shownEvidenceAt: stored.shownEvidenceAt ?? ev.alert.shownEvidenceAt }
   const now = deps.now()
+  const newest = Math.max(alert.shownEvidenceAt ?? -Infinity, ...ev.cause.evidence.map((e) => e.at))
+  const shown = Number.isFinite(newest) ? { shownEvidenceAt: newest } : {}
+  if (ev.type === 'firing' && alert.message) {
+    // Re-notification of an alert already in the channel: refresh it and surface the thread again.
+    const { channel: ch, ts } = alert.message
+    await deps.poster.callNow('chat.update', { ...messageArgs(ch, renderAlert(alert, ev.cause, tz)), ts })
+    await deps.poster.callNow('chat.postMessage', { ...messageArgs(ch, renderStillFiring(alert, ev.cause, now, tz)), thread_ts: ts, reply_broadcast: true })
+    await deps.store.updateAlert(fp, { notifiedAt: now, summary: ev.cause.cause, evidenceCount: ev.cause.evidence.length, ...shown })
+    return
+  }
   if (ev.type === 'firing') {
-    if (alert.message) return
     const res = await deps.poster.callNow('chat.postMessage', { ...messageArgs(channel, renderAlert(alert, ev.cause, tz)), unfurl_links: false })
-    await deps.store.updateAlert(fp, { message: { channel: String(res.channel ?? channel), ts: String(res.ts) }, notifiedAt: now, summary: ev.cause.cause, evidenceCount: ev.cause.evidence.length })
+    await deps.store.updateAlert(fp, { message: { channel: String(res.channel ?? channel), ts: String(res.ts) }, notifiedAt: now, summary: ev.cause.cause, evidenceCount: ev.cause.evidence.length, ...shown })
     return
   }
   if (!alert.message) return
@@ -53,10 +62,10 @@ async function handle(deps: NotifyDeps, channel: string, ev: AlertEvent, muted: 
   if (ev.type === 'updated') {
     await deps.poster.callNow('chat.update', { ...messageArgs(ch, renderAlert(alert, ev.cause, tz)), ts })
     if (!muted) {
-      const since = alert.notifiedAt ?? alert.firedAt ?? alert.activeAt
+      const since = alert.shownEvidenceAt ?? alert.firedAt ?? alert.activeAt
       await deps.poster.callNow('chat.postMessage', { ...messageArgs(ch, renderAlertUpdate(alert, ev.cause, since, tz)), thread_ts: ts })
     }
-    await deps.store.updateAlert(fp, { notifiedAt: now, summary: ev.cause.cause, evidenceCount: ev.cause.evidence.length })
+    await deps.store.updateAlert(fp, { notifiedAt: now, summary: ev.cause.cause, evidenceCount: ev.cause.evidence.length, ...(muted ? {} : shown) })
     return
   }
   const resolved = renderResolved(alert, ev.cause, tz)

@@ -47,6 +47,16 @@ export function renderAlertUpdate(alert: AlertRecord, cause: Cause, sinceMs: num
   return { text: `New evidence: ${cause.cause} — ${where(alert)}`, parts, visibility: 'channel' }
 }
 
+/** The thread reply, broadcast to the channel, when a long-firing alert is re-notified. */
+export function renderStillFiring(alert: AlertRecord, cause: Cause, now: number, opts: AlertRenderOptions): BotMessage {
+  const firedAt = alert.firedAt ?? alert.activeAt
+  return {
+    text: `Still firing after ${formatDuration(Math.max(0, now - firedAt))}: ${cause.cause} — ${where(alert)}`,
+    parts: [{ kind: 'section', text: `:warning: *Still firing* after ${formatDuration(Math.max(0, now - firedAt))} (since ${formatTime(firedAt, opts.timeZone, true)} ${opts.timeZone}): ${escapeMrkdwn(cause.cause)}` }],
+    visibility: 'channel',
+  }
+}
+
 /** The resolved notice, and the edited original once the alert has cleared. */
 export function renderResolved(alert: AlertRecord, cause: Cause, opts: AlertRenderOptions): BotMessage {
   const firedAt = alert.firedAt ?? alert.activeAt

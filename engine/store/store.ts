@@ -48,6 +48,8 @@ export type AlertRecord = {
   /** The latest rendered cause text and evidence count, for update decisions. */
   summary?: string
   evidenceCount?: number
+  /** Bot bookkeeping: the newest evidence time already shown in the channel, so an update shows only what is new. */
+  shownEvidenceAt?: number
 }
 
 export type Silence = {

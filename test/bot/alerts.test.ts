@@ -70,22 +70,30 @@ describe('bot/alerts/notify-alerts', () => {
     const began = Date.now()
     await notifyAlerts(d, events)
     const calls = slack.calls.slice(start)
+    // The second firing (a re-notification) refreshes the one message and broadcasts from its thread.
     expect(calls.map((c) => `${c.status} ${c.method}${c.args.thread_ts ? ' thread' : ''}${c.args.reply_broadcast ? ' broadcast' : ''}`)).toEqual([
       '429 chat.postMessage',
       '200 chat.postMessage',
+      '200 chat.update',
+      '200 chat.postMessage thread broadcast',
       '200 chat.update',
       '200 chat.postMessage thread',
       '200 chat.update',
       '200 chat.postMessage thread broadcast',
     ])
+    expect(calls.filter((c) => c.status === 200 && c.method === 'chat.postMessage' && !c.args.thread_ts)).toHaveLength(1)
     expect(Date.now() - began).toBeGreaterThanOrEqual(1000)
     expect(d.poster.rateLimitedCount).toBe(1)
     const ts = calls[1] && (await store.getAlert(fp))!.message!.ts
     expect(ts).toMatch(/^\d+\.\d+$/)
     expect(calls.slice(2).every((c) => c.args.ts === ts || c.args.thread_ts === ts)).toBe(true)
     expect(calls.every((c) => c.args.channel === 'C0PERF')).toBe(true)
-    expect(calls[3].args.text).toContain('New evidence')
-    expect(calls[5].args.text).toContain('Resolved')
+    expect(calls[3].args.text).toMatch(/^Still firing/)
+    expect(calls[5].args.text).toContain('New evidence')
+    // Only the two lines not yet shown in the channel.
+    expect(calls[5].args.blocks[0].text.text).toMatch(/: 2 lines since /)
+    expect((await store.getAlert(fp))!.shownEvidenceAt).toBe(T0 + 2000)
+    expect(calls[7].args.text).toContain('Resolved')
     expect(slack.allProblems()).toEqual([])
   })
 
