@@ -315,7 +315,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 17. EMFILE as the JDK words it from the C library: "Too many open files" (seed 001), and the zh_CN
   //     glibc translation "打开的文件过多" that a broker under a Chinese locale logs.
   {
-    literals: ['Too many open files', 'Exception: 打开的文件过多', '(打开的文件过多)'],
+    literals: ['Too many open files', 'Exception: 打开的文件过多', ' (打开的文件过多)'],
     scope: 'record',
     formats: ANY,
     re: /Too many open files|打开的文件过多/,
@@ -357,7 +357,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 21. Kafka 0.9-0.10 GroupCoordinator (TRACE) "Member m in group g has failed"; 1.0-3.x (INFO) "…has failed,
   //     removing it from the group".
   {
-    literals: [' in group '],
+    literals: [' has failed'],
     scope: 'message',
     formats: KAFKA,
     re: /Member (\S+) in group (\S+) has failed/,
@@ -374,7 +374,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 23. Kafka 0.10.x KafkaServer "[Kafka Server N], started"; 1.0-3.x "[KafkaServer id=N] started";
   //     KafkaRaftServer 2.8-4.x "Kafka Server started".
   {
-    literals: ['] started', '], started', 'Kafka Server started'],
+    literals: ['[KafkaServer id=', '[Kafka Server ', 'Kafka Server started'],
     scope: 'message',
     formats: KAFKA,
     re: /^(?:\[Kafka Server \d+\], |\[KafkaServer id=\d+\] )started$|^Kafka Server started$/,
@@ -383,7 +383,7 @@ export const MATCHERS: readonly Matcher[] = [
   // 24. Kafka 0.10.x "[Kafka Server N], shutting down"; 1.0-3.x "[KafkaServer id=N] shutting down";
   //     2.8-4.x "[BrokerServer id=N] shutting down".
   {
-    literals: ['] shutting down', '], shutting down'],
+    literals: ['[KafkaServer id=', '[Kafka Server ', '[BrokerServer id='],
     scope: 'message',
     formats: KAFKA,
     re: /^(?:\[Kafka Server \d+\], |\[(?:KafkaServer|BrokerServer) id=\d+\] )shutting down$/,
