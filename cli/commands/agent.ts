@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util'
+import { HostAgent } from '../../adapters/agent/host-agent.js'
+import { parseInterval } from '../../adapters/agent/parse-interval.js'
+import { openStore } from '../../engine/store/open-store.js'
+import type { Signal } from '../../signals/signal.js'
+
+const USAGE = `usage: kafka-why agent --broker <id> --pid <pid|pidfile> [--cluster <name>] [--interval 15s] [--once] [--print]
+
+Reads the broker process's /proc/<pid>/fd and /proc/<pid>/maps counts, its open-files limit and
+vm.max_map_count, and ships fd.open, fd.max, mmap.count and mmap.max to the store (Redis when
+REDIS_URL is set). --once takes one reading and exits (1 when the process cannot be read);
+--print also writes each signal as a JSON line on stdout.`
+
+/** `kafka-why agent`: the host agent for one broker. */
+export async function run(argv: string[]): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        broker: { type: 'string' },
+        pid: { type: 'string' },
+        cluster: { type: 'string', default: 'default' },
+        interval: { type: 'string', default: '15s' },
+        once: { type: 'boolean', default: false },
+        print: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values
+  } catch (err) {
+    console.error(`kafka-why agent: ${(err as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (args.help) {
+    console.log(USAGE)
+    return 0
+  }
+  if (!args.broker || !args.pid) {
+    console.error(`kafka-why agent: --broker and --pid are required\n\n${USAGE}`)
+    return 2
+  }
+  const intervalMs = parseInterval(args.interval!)
+  if (intervalMs === undefined) {
+    console.error(`kafka-why agent: --interval '${args.interval}' is not a duration (e.g. 15s, 500ms, 1m)`)
+    return 2
+  }
+
+  const store = openStore(process.env)
+  const print = args.print || args.once
+  const sink = async (signals: Signal[]) => {
+    if (print) for (const s of signals) process.stdout.write(JSON.stringify(s) + '\n')
+    const r = await store.append(signals)
+    const rejected = Object.entries(r.rejected)
+    if (rejected.length) console.error(`kafka-why agent: store rejected ${rejected.map(([k, n]) => `${n} (${k})`).join(', ')}`)
+  }
+  const agent = new HostAgent({ cluster: args.cluster!, broker: args.broker, pid: args.pid, sink })
+
+  try {
+    if (args.once) {
+      const o = await agent.sampleOnce()
+      if (!o.ok) console.error(`kafka-why agent: ${o.error}`)
+      return o.ok ? 0 : 1
+    }
+    let stopping = false
+    let wake: () => void = () => {}
+    const stop = () => {
+      stopping = true
+      wake()
+    }
+    process.once('SIGTERM', stop)
+    process.once('SIGINT', stop)
+    while (!stopping) {
+      const o = await agent.sampleOnce().catch((err: Error) => ({ ok: false as const, error: err.message, signals: [] }))
+      if (!o.ok) console.error(`kafka-why agent: ${o.error}`)
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, intervalMs)
+        wake = () => {
+          clearTimeout(t)
+          resolve()
+        }
+      })
+    }
+    return 0
+  } finally {
+    await store.close()
+  }
+}
