@@ -33,6 +33,8 @@ export type IngestEvent =
 export type SignalWriterOptions = {
   /** Signals per store.append call. Default 5000. */
   batchSize?: number
+  /** Appends in flight at once, so encoding the next batch overlaps the store's work. Default 2. */
+  concurrency?: number
   /** Signals held while waiting for the store; beyond this, writes are refused. Default 100 000. */
   maxBuffered?: number
   /** First retry delay after a failed append; doubles per attempt. Default 100 ms. */
@@ -63,14 +65,18 @@ const addCount = (into: Record<string, number>, reason: string, n: number) => {
 /** See the module comment for the buffering and full-buffer policy. */
 export class SignalWriter {
   private readonly batchSize: number
+  private readonly concurrency: number
   private readonly capacity: number
   private readonly retryInitialMs: number
   private readonly retryMaxMs: number
   private readonly onEvent: (event: IngestEvent) => void
-  private buffer: Entry[] = []
+  /** Admitted signals not yet handed to an append; `head` is the first live index. */
+  private queue: Entry[] = []
   private head = 0
-  private draining?: Promise<void>
-  private retryTimer?: { timer: NodeJS.Timeout; wake: () => void }
+  /** Signals inside an append that has not succeeded yet (including ones waiting to retry). */
+  private inFlight = 0
+  private readonly workers = new Set<Promise<void>>()
+  private readonly retryWakers = new Set<() => void>()
   private closed = false
   private attempts = 0
   private readonly counters: Omit<WriterStats, 'buffered' | 'capacity'> = { stored: 0, rejected: {}, retries: 0, storeDown: false }
@@ -80,15 +86,16 @@ export class SignalWriter {
     options: SignalWriterOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 5000
+    this.concurrency = Math.max(1, options.concurrency ?? 2)
     this.capacity = options.maxBuffered ?? 100_000
     this.retryInitialMs = options.retryInitialMs ?? 100
     this.retryMaxMs = options.retryMaxMs ?? 5000
     this.onEvent = options.onEvent ?? (() => undefined)
   }
 
-  /** Signals waiting for the store. */
+  /** Signals admitted but not yet stored. */
   get buffered(): number {
-    return this.buffer.length - this.head
+    return this.queue.length - this.head + this.inFlight
   }
 
   /**
@@ -118,14 +125,14 @@ export class SignalWriter {
     for (const [r, n] of Object.entries(outcome.rejected)) addCount(this.counters.rejected, r, n)
     return new Promise<WriteOutcome>((resolve) => {
       const ticket: Ticket = { remaining: valid.length, outcome, resolve }
-      for (const signal of valid) this.buffer.push({ signal, ticket })
+      for (const signal of valid) this.queue.push({ signal, ticket })
       this.kick()
     })
   }
 
   /** Resolves when everything admitted so far is stored (or the writer was closed). */
   async flush(): Promise<void> {
-    while (this.draining) await this.draining
+    while (this.workers.size > 0) await Promise.all([...this.workers])
   }
 
   stats(): WriterStats {
@@ -143,46 +150,55 @@ export class SignalWriter {
       clearTimeout(timer)
     }
     this.closed = true
-    this.retryTimer?.wake()
+    for (const wake of [...this.retryWakers]) wake()
     await this.flush()
-    const left = this.buffer.slice(this.head)
-    this.buffer = []
+    this.answerClosed(this.queue.slice(this.head))
+    this.queue = []
     this.head = 0
-    for (const entry of left) {
+    return this.stats()
+  }
+
+  private answerClosed(entries: Entry[]): void {
+    for (const entry of entries) {
       addCount(entry.ticket.outcome.rejected, 'writer closed', 1)
       addCount(this.counters.rejected, 'writer closed', 1)
       this.settle(entry.ticket)
     }
-    return this.stats()
   }
 
   private kick(): void {
-    this.draining ??= this.drain().finally(() => {
-      this.draining = undefined
-      if (this.buffered > 0 && !this.closed) this.kick()
-    })
+    while (!this.closed && this.workers.size < this.concurrency && this.queue.length > this.head) {
+      const worker: Promise<void> = this.work().finally(() => {
+        this.workers.delete(worker)
+        this.kick()
+      })
+      this.workers.add(worker)
+    }
   }
 
   private settle(ticket: Ticket): void {
     if (--ticket.remaining === 0) ticket.resolve(ticket.outcome)
   }
 
-  private async drain(): Promise<void> {
+  /** Takes batches off the queue and stores each, retrying it until it is stored or the writer closes. */
+  private async work(): Promise<void> {
     // Let writes issued in the same turn join the first batch.
     await new Promise<void>((r) => setImmediate(r))
-    while (this.buffered > 0 && !this.closed) {
-      const batch = this.buffer.slice(this.head, this.head + this.batchSize)
-      try {
-        const result = await this.store.append(batch.map((e) => e.signal))
-        for (const [r, n] of Object.entries(result.rejected)) addCount(this.counters.rejected, `store: ${r}`, n)
-      } catch (err) {
-        await this.backOff(err)
-        continue
-      }
+    while (!this.closed && this.queue.length > this.head) {
+      const batch = this.queue.slice(this.head, this.head + this.batchSize)
       this.head += batch.length
-      if (this.head > 4096 && this.head * 2 > this.buffer.length) {
-        this.buffer = this.buffer.slice(this.head)
+      if (this.head > 4096 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head)
         this.head = 0
+      }
+      this.inFlight += batch.length
+      try {
+        if (!(await this.storeBatch(batch))) {
+          this.answerClosed(batch)
+          return
+        }
+      } finally {
+        this.inFlight -= batch.length
       }
       this.counters.stored += batch.length
       if (this.counters.storeDown) {
@@ -197,6 +213,21 @@ export class SignalWriter {
     }
   }
 
+  /** True once stored; false when the writer closed first. */
+  private async storeBatch(batch: Entry[]): Promise<boolean> {
+    const signals = batch.map((e) => e.signal)
+    while (!this.closed) {
+      try {
+        const result = await this.store.append(signals)
+        for (const [r, n] of Object.entries(result.rejected)) addCount(this.counters.rejected, `store: ${r}`, n)
+        return true
+      } catch (err) {
+        await this.backOff(err)
+      }
+    }
+    return false
+  }
+
   private async backOff(err: unknown): Promise<void> {
     this.attempts++
     this.counters.retries++
@@ -208,11 +239,11 @@ export class SignalWriter {
     await new Promise<void>((resolve) => {
       const wake = () => {
         clearTimeout(timer)
-        this.retryTimer = undefined
+        this.retryWakers.delete(wake)
         resolve()
       }
       const timer = setTimeout(wake, retryInMs)
-      this.retryTimer = { timer, wake }
+      this.retryWakers.add(wake)
     })
   }
 }

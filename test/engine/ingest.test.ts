@@ -172,11 +172,11 @@ describe('engine/ingest', () => {
     expect(writer.stats()).toMatchObject({ buffered: 0, stored: 1000, rejected: { 'buffer full': 101 }, storeDown: false })
   })
 
-  it('retries through a Redis restart and a frozen Redis without losing an acknowledged signal', async () => {
+  it.each([1, 3])('retries through a Redis restart and a frozen Redis without losing an acknowledged signal (%i appends in flight)', async (concurrency) => {
     const port = await freePort()
     let server = await startRedis(port)
     const store = fastStore(port)
-    const writer = new SignalWriter(store, { batchSize: 100, maxBuffered: 5000, retryInitialMs: 50, retryMaxMs: 200 })
+    const writer = new SignalWriter(store, { batchSize: 100, concurrency, maxBuffered: 5000, retryInitialMs: 50, retryMaxMs: 200 })
     cleanups.push(() => store.close(), () => writer.close())
     const acknowledged = new Set<number>()
     const write = (from: number, n: number) =>
