@@ -36,6 +36,8 @@ export type BotEnv = {
   signingSecret?: string
   appToken?: string
   port: number
+  /** Interface to listen on (HTTP mode); all interfaces when unset. */
+  host?: string
   redisUrl?: string
   /** Override of the Slack Web API base URL (a local stand-in in tests). */
   slackApiUrl?: string
@@ -152,6 +154,7 @@ export function parseBotEnv(env: NodeJS.ProcessEnv): BotEnv {
     signingSecret: env.SLACK_SIGNING_SECRET,
     appToken: env.SLACK_APP_TOKEN,
     port,
+    host: env.HOST || undefined,
     redisUrl: env.REDIS_URL,
     slackApiUrl: env.SLACK_API_URL,
     configPath: env.KAFKA_WHY_CONFIG ?? 'kafka-why.yaml',

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto'
+import type { ScheduledTask } from 'node-cron'
+import type { KafkaAdminOps } from '../adapters/admin/ops.js'
+import type { AlertEvent } from '../engine/alerts.js'
+import { openStore } from '../engine/store/open-store.js'
+import type { Store } from '../engine/store/store.js'
+import { notifyAlerts } from './alerts/notify-alerts.js'
+import { createSlackBot, type SlackBot } from './app.js'
+import { loadBotSettings } from './config.js'
+import type { BotContext } from './context.js'
+import { scheduleDigest } from './digest/schedule-digest.js'
+import { connectKafkaAdmin, diagnoseBroker, loadRuleSet } from './engine-bridge.js'
+import { UserError } from './errors.js'
+
+/**
+ * The whole bot as one call for `kafka-why serve`: settings validated, store and rules opened, the
+ * Bolt app listening (HTTP or Socket Mode), the digest scheduled, and a `notify` the alert loop
+ * hands its events to. Stopping it closes everything it opened.
+ */
+export type RunningBot = {
+  bot: SlackBot
+  store: Store
+  /** The HTTP port listened on (HTTP mode). */
+  port?: number
+  /** Sends the engine's alert events to Slack. */
+  notify(events: AlertEvent[]): Promise<void>
+  stop(): Promise<void>
+}
+
+export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: { store?: Store; log?: BotContext['log'] } = {}): Promise<RunningBot> {
+  const { env: botEnv, config } = await loadBotSettings(env)
+  const store = opts.store ?? openStore(env)
+  const rules = await loadRuleSet(config.rules)
+  const log = opts.log ?? { error: (...a: unknown[]) => console.error(...a), warn: (...a: unknown[]) => console.warn(...a), info: (...a: unknown[]) => console.log(...a) }
+  if (rules.problems.length) log.warn(`${rules.problems.length} rule errors; the rules that parsed are loaded:\n${rules.problems.join('\n')}`)
+  const admins = new Map<string, Promise<KafkaAdminOps>>()
+  const ctx: BotContext = {
+    config,
+    store,
+    rules,
+    diagnose: diagnoseBroker,
+    now: () => Date.now(),
+    log,
+    admin: (cluster) => {
+      const c = config.clusters.find((x) => x.name === cluster)
+      if (!c) return Promise.reject(new UserError(`Unknown cluster '${cluster}'.`))
+      let a = admins.get(cluster)
+      if (!a) {
+        a = connectKafkaAdmin(cluster, c.brokers)
+        admins.set(cluster, a)
+      }
+      return a
+    },
+  }
+  const bot = createSlackBot(botEnv, ctx)
+  let port: number | undefined
+  if (botEnv.mode === 'http') {
+    const server = (await bot.app.start(botEnv.host ? { port: botEnv.port, host: botEnv.host } : botEnv.port)) as { address(): unknown }
+    port = (server.address() as { port: number }).port
+  } else await bot.app.start()
+  const owner = `bot-${randomBytes(4).toString('hex')}`
+  const task: ScheduledTask | undefined = scheduleDigest({ ctx: bot.ctx, poster: bot.poster, owner }, (runs) => log.info(`digest: ${JSON.stringify(runs)}`))
+  return {
+    bot,
+    store,
+    port,
+    notify: async (events) => void (await notifyAlerts({ store, poster: bot.poster, config, now: () => Date.now() }, events)),
+    stop: async () => {
+      await task?.destroy()
+      await bot.app.stop()
+      await bot.poster.drain()
+      for (const a of admins.values()) await a.then((x) => x.close()).catch(() => undefined)
+      if (!opts.store) await store.close()
+    },
+  }
+}
