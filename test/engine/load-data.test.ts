@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { loadEvalData } from '../../engine/load-data.js'
+import { MemoryStore } from '../../engine/store/memory-store.js'
+import { sig } from './signals.js'
+
+describe('engine/load-data', () => {
+  const signals = [
+    sig('isr.shrink', 10, undefined, { topic: 't' }),
+    sig('isr.shrink', 5, undefined, { topic: 'u' }, '2'),
+    sig('partitions.offline', 12, 3, undefined, '2'),
+    sig('client.not_leader', 11, undefined, { topic: 't' }, undefined),
+    sig('client.not_leader', 9, undefined, { topic: 't' }, undefined),
+    sig('gc.pause', 13, 400, { kind: 'young' }),
+    sig('config.segment_ms', 1, 100, { topic: 't' }),
+    sig('config.segment_ms', 2, 100, { topic: 'other' }, undefined),
+    sig('broker.version', 1, 3_007_000, undefined, '2'),
+  ]
+
+  it.each([
+    { names: undefined, series: { 'client.not_leader': [9, 11], 'gc.pause': [13], 'isr.shrink': [10], 'partitions.offline': [12] }, facts: ['config.segment_ms', 'config.segment_ms'] },
+    { names: ['isr.shrink', 'client.not_leader'], series: { 'client.not_leader': [9, 11], 'isr.shrink': [10] }, facts: [] },
+    { names: ['partitions.offline', 'config.segment_ms'], series: { 'partitions.offline': [12] }, facts: ['config.segment_ms', 'config.segment_ms'] },
+  ])('reads the broker, its cluster scope and cluster-wide signals of other brokers: $names', async ({ names, series, facts }) => {
+    const store = new MemoryStore()
+    await store.append(signals)
+    const { data, signalsRead } = await loadEvalData(store, { cluster: 'c', broker: '1', names, from: 0, to: 100_000 })
+    const got = Object.fromEntries([...data.series].map(([n, l]) => [n, l.map((s) => s.at / 1000)]).sort(([a], [b]) => String(a).localeCompare(String(b))))
+    expect(got).toEqual(series)
+    expect(data.facts.map((f) => f.name)).toEqual(facts)
+    expect(signalsRead).toBe(Object.values(series).flat().length + facts.length)
+  })
+
+  it('keeps to the time range', async () => {
+    const store = new MemoryStore()
+    await store.append(signals)
+    const { data } = await loadEvalData(store, { cluster: 'c', broker: '1', from: 10_000, to: 11_000 })
+    expect([...data.series.values()].flat().map((s) => s.at)).toEqual([10_000, 11_000])
+  })
+})
