@@ -431,6 +431,19 @@ export const MATCHERS: readonly Matcher[] = [
       { name: 'producer.max_latency', value: Number(m[2]) },
     ],
   },
+  // 33. Kafka 0.10-1.x KafkaController "1001 successfully elected as the controller"; 2.x-3.x adds ". Epoch
+  //     incremented to E …"; KRaft 3.x-4.x QuorumController "Becoming the active controller at epoch E, next
+  //     write offset O.".
+  {
+    literals: ['successfully elected as the controller', 'Becoming the active controller'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /(\d+) successfully elected as the controller|Becoming the active controller at epoch \d+/,
+    build: (m, r) => {
+      const id = m[1] ?? /QuorumController id=(\d+)/.exec(r.header.message)?.[1]
+      return id ? { name: 'controller.change', labels: { controller: id } } : { name: 'controller.change' }
+    },
+  },
   // 28. JDK 8 -XX:+PrintGCApplicationStoppedTime and JDK 9-12 -Xlog:safepoint (runtimeService.cpp)
   //     "Total time for which application threads were stopped: 3.3021375 seconds, Stopping threads took:
   //     3.3018193 seconds" (seed 000, OpenJDK 1.8.0_181).

@@ -133,6 +133,16 @@ const kafkaRows: Row[] = [
   ['Kafka 1.0-3.x KafkaServer "[KafkaServer id=N] started"', '[2020-01-01 10:00:00,000] INFO [KafkaServer id=1001] started (kafka.server.KafkaServer)', [{ name: 'broker.start', broker: '1001' }]],
   ['Kafka 0.10.2.1 KafkaServer "[Kafka Server N], started"', '[2019-07-29 10:00:00,000] INFO [Kafka Server 3], started (kafka.server.KafkaServer)', [{ name: 'broker.start', broker: '3' }]],
   ['Kafka 2.8-4.x KafkaRaftServer "Kafka Server started"', '[2024-05-01 10:00:00,000] INFO Kafka Server started (kafka.server.KafkaRaftServer)', [{ name: 'broker.start' }]],
+  [
+    'Kafka 2.8 KafkaController "N successfully elected as the controller. Epoch incremented to …"',
+    '[2021-05-01 10:00:00,000] INFO [Controller id=2] 2 successfully elected as the controller. Epoch incremented to 6 and epoch zk version is now 6 (kafka.controller.KafkaController)',
+    [{ name: 'controller.change', broker: '2', labels: { controller: '2' } }],
+  ],
+  [
+    'Kafka 3.x QuorumController "Becoming the active controller at epoch E, next write offset O."',
+    '[2024-05-01 10:00:00,000] INFO [QuorumController id=3000] Becoming the active controller at epoch 7, next write offset 1042. (org.apache.kafka.controller.QuorumController)',
+    [{ name: 'controller.change', broker: '3000', labels: { controller: '3000' } }],
+  ],
   ['Kafka 1.0-3.x KafkaServer "shutting down"', '[2020-01-01 11:00:00,000] INFO [KafkaServer id=1001] shutting down (kafka.server.KafkaServer)', [{ name: 'broker.shutdown', broker: '1001' }]],
   [
     'Kafka 0.10.2.1 AppInfoParser "Kafka version : "',
@@ -150,6 +160,40 @@ const kafkaRows: Row[] = [
     'Kafka Acceptor with the zh_CN "Too many open files"',
     '[2024-01-10 09:00:02,000] ERROR Error while accepting connection (kafka.network.Acceptor)\njava.io.IOException: 打开的文件过多\n\tat sun.nio.ch.ServerSocketChannelImpl.accept0(Native Method)',
     [{ name: 'fd.exhausted' }],
+  ],
+]
+
+const clientRows: Row[] = [
+  [
+    'seed 000: kafka-producer-perf-test (Kafka 0.10-2.x ProducerPerformance) progress line, no timestamp',
+    '276603 records sent, 21408.9 records/sec (20.91 MB/sec), 103.0 ms avg latency, 10743.0 max latency.',
+    [
+      { name: 'producer.throughput', value: 21408.9 },
+      { name: 'producer.max_latency', value: 10743 },
+    ],
+  ],
+  [
+    'Kafka 3.x ProducerPerformance progress line ("… ms max latency.")',
+    '600264 records sent, 120052.8 records/sec (117.24 MB/sec), 2.0 ms avg latency, 13.0 ms max latency.',
+    [
+      { name: 'producer.throughput', value: 120052.8 },
+      { name: 'producer.max_latency', value: 13 },
+    ],
+  ],
+  [
+    'seed 000: NotLeaderForPartitionException as the producer prints it',
+    'org.apache.kafka.common.errors.NotLeaderForPartitionException: This server is not the leader for that topic-partition.',
+    [{ name: 'client.not_leader' }],
+  ],
+  [
+    'Kafka 1.0.1 Sender "Got error produce response with correlation id … on topic-partition t-p, retrying … Error: NOT_LEADER_FOR_PARTITION"',
+    '[2018-08-06 01:28:03,100] WARN [Producer clientId=producer-1] Got error produce response with correlation id 8812 on topic-partition kf.p36.r4-35, retrying (2 attempts left). Error: NOT_LEADER_FOR_PARTITION (org.apache.kafka.clients.producer.internals.Sender)',
+    [{ name: 'client.not_leader', labels: { topic: 'kf.p36.r4', partition: '35' } }],
+  ],
+  [
+    'Kafka 2.6+ Sender "Received invalid metadata error in produce request on partition t-p due to …NotLeaderOrFollowerException"',
+    '[2024-05-01 10:00:00,000] WARN [Producer clientId=producer-1] Received invalid metadata error in produce request on partition orders-3 due to org.apache.kafka.common.errors.NotLeaderOrFollowerException: For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.. Going to request metadata update now (org.apache.kafka.clients.producer.internals.Sender)',
+    [{ name: 'client.not_leader', labels: { topic: 'orders', partition: '3' } }],
   ],
 ]
 
@@ -289,13 +333,23 @@ describe('adapters/logs/matchers', () => {
     }
   })
 
+  it.each(clientRows)('%s', (_label, text, expected) => {
+    const r = parse(text, { format: 'client', start: Date.parse('2018-08-06T01:27:30Z') })
+    expect(r.signals.map(brief)).toEqual(expected)
+    expect(r.signals.every((s) => s.broker === undefined)).toBe(true)
+  })
+
   it.each(gcRows)('%s', (_label, text, expected) => {
     const r = parse(text, { format: 'gc' })
     expect(r.signals.map(brief)).toEqual(expected)
   })
 
   it('gives every signal a catalogue name and only catalogue labels', () => {
-    const all = [...kafkaRows, ...gcRows].flatMap(([, text], i) => parse(text, { format: i < kafkaRows.length ? 'kafka' : 'gc' }).signals)
+    const all = [
+      ...kafkaRows.flatMap(([, text]) => parse(text, { format: 'kafka' }).signals),
+      ...clientRows.flatMap(([, text]) => parse(text, { format: 'client', start: 0 }).signals),
+      ...gcRows.flatMap(([, text]) => parse(text, { format: 'gc' }).signals),
+    ]
     for (const s of all) {
       const entry = CATALOGUE[s.name as keyof typeof CATALOGUE]
       expect(entry, s.name).toBeDefined()
