@@ -3,6 +3,7 @@ import { formatValue, type Dimension } from '../signals/units.js'
 import type { Atom, Comparison, Cond, Rule, Span, Text } from './ast.js'
 import type { Diagnostic } from './diagnostics.js'
 import { PLAIN_DIMENSION, readQuantity, unitsOf } from './quantity.js'
+import { formatCond } from './format-cond.js'
 import { closest } from './suggest.js'
 import { diagnostic } from './to-ast.js'
 
@@ -62,7 +63,7 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
     }
   }
 
-  const compare = (cmp: Comparison, expected: Dimension, subject: string) => {
+  const compare = (cmp: Comparison, expected: Dimension, subject: string, nonNegative = true) => {
     const q = cmp.value
     if (Number.isNaN(q.value)) return
     const ok = q.dimension === expected || (q.dimension === PLAIN_DIMENSION && (expected === 'none' || q.value === 0))
@@ -72,8 +73,10 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
           hint: `compare ${subject} with ${unitsOf(expected)}`,
         }),
       )
-    } else if (expected === 'ratio' && ((cmp.op === '>' && q.value >= 1) || (cmp.op === '>=' && q.value > 1) || (cmp.op === '<' && q.value <= 0) || (cmp.op === '<=' && q.value < 0))) {
+    } else if (expected === 'ratio' && ((cmp.op === '>' && q.value >= 1) || (cmp.op === '>=' && q.value > 1))) {
       out.push(diagnostic('DSL022', `${subject} is a share between 0% and 100%, so '${cmp.op} ${q.text}' never holds`, q.span))
+    } else if (nonNegative && ((cmp.op === '<' && q.value <= 0) || (cmp.op === '<=' && q.value < 0))) {
+      out.push(diagnostic('DSL022', `${subject} is never negative, so '${cmp.op} ${q.text}' never holds`, q.span))
     }
   }
 
@@ -122,7 +125,7 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
             out.push(diagnostic('DSL015', `${cond.fn}() needs values, but ${cond.atom.signal} is an event without a value`, cond.span, { hint: `use count(${cond.atom.signal}) or rate(${cond.atom.signal})` }))
           } else {
             const expected: Dimension = cond.fn === 'count' ? 'count' : cond.fn === 'rate' ? 'rate' : cond.fn === 'trend' ? PLAIN_DIMENSION : entry.unit
-            compare(cond.compare, expected, `${cond.fn}(${cond.atom.signal})`)
+            compare(cond.compare, expected, `${cond.fn}(${cond.atom.signal})`, cond.fn !== 'trend' && cond.fn !== 'increase')
           }
         }
         duration(cond.overText, cond.overSpan ?? cond.span, "'over' window")
@@ -133,8 +136,21 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
       case 'group':
         return walk(cond.inner)
       case 'and':
+        contradiction(cond.operands)
+        for (const o of cond.operands) walk(o)
+        return
       case 'or':
         for (const o of cond.operands) walk(o)
+    }
+  }
+
+  // `A and not A` never holds, whatever the data.
+  const contradiction = (operands: Cond[]) => {
+    const plain = new Set(operands.filter((o) => o.kind !== 'not').map((o) => formatCond(unwrap(o))))
+    for (const o of operands) {
+      if (o.kind === 'not' && plain.has(formatCond(unwrap(o.operand)))) {
+        out.push(diagnostic('DSL022', `'${formatCond(o)}' contradicts another part of the same 'and'`, o.span, { hint: 'A and not A never holds' }))
+      }
     }
   }
   walk(rule.when)
@@ -163,6 +179,10 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
   if (rule.name === undefined) {
     out.push(diagnostic('DSL018', `unnamed rule gets the id '${rule.id}', which changes when lines move`, { ...rule.span, endLine: rule.span.startLine, endCol: rule.span.startCol + 4, endOffset: rule.span.startOffset + 4 }, { hint: "add 'rule NAME' before 'when' so alerts and silences stay attached to it" }))
   }
+}
+
+function unwrap(c: Cond): Cond {
+  return c.kind === 'group' ? unwrap(c.inner) : c
 }
 
 /**

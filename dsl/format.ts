@@ -1,7 +1,10 @@
-import type { Atom, Cond, Rule } from './ast.js'
+import type { Cond, Rule } from './ast.js'
 import type { Diagnostic } from './diagnostics.js'
 import { parseFile, type CommentLine } from './parse-file.js'
+import { formatCond, PREC } from './format-cond.js'
 import { quoteText } from './text.js'
+
+export { formatAtom, formatCond } from './format-cond.js'
 
 /**
  * The one canonical layout of a rule file, so diffs of rules show meaning, not taste:
@@ -22,46 +25,6 @@ import { quoteText } from './text.js'
  * separated by one blank line; comment blocks that stand apart stay where they are; comments inside
  * a rule move above it, after its doc. A file with syntax errors is returned unchanged.
  */
-
-const PREC = { or: 1, and: 2, not: 3, temporal: 4, stream: 5, aggregate: 5, group: 6 } as const
-
-/** Formats an atom: `isr.shrink{topic="orders", partition!="0"}`. */
-export function formatAtom(atom: Atom): string {
-  if (!atom.labels.length) return atom.signal
-  return `${atom.signal}{${atom.labels.map((l) => `${l.name}${l.op}${quoteText(l.value)}`).join(', ')}}`
-}
-
-/** Formats a condition on one line, adding parentheses only where precedence needs them. */
-export function formatCond(cond: Cond, minPrec = 0): string {
-  const s = formatBare(cond)
-  return PREC[cond.kind] < minPrec ? `(${s})` : s
-}
-
-function formatBare(cond: Cond): string {
-  switch (cond.kind) {
-    case 'stream': {
-      let s = formatAtom(cond.atom)
-      if (cond.compare) s += ` ${cond.compare.op} ${cond.compare.value.text}`
-      if (cond.forText !== undefined) s += ` for ${cond.forText}`
-      return s
-    }
-    case 'aggregate':
-      return `${cond.fn}(${formatAtom(cond.atom)})${cond.by.length ? ` by ${cond.by.join(', ')}` : ''} over ${cond.overText} ${cond.compare.op} ${cond.compare.value.text}`
-    case 'temporal': {
-      const l = formatCond(cond.left, PREC.stream)
-      const r = formatCond(cond.right, PREC.stream)
-      return cond.op === 'within' ? `${l} within ${cond.windowText} of ${r}` : `${l} ${cond.op} ${r} within ${cond.windowText}`
-    }
-    case 'not':
-      return `not ${formatCond(cond.operand, PREC.not)}`
-    case 'group':
-      return `(${formatCond(cond.inner)})`
-    case 'and':
-      return cond.operands.map((o) => formatCond(o, PREC.not)).join(' and ')
-    case 'or':
-      return cond.operands.map((o) => formatCond(o, PREC.and)).join(' or ')
-  }
-}
 
 /** Formats one rule (with its doc comment) in the canonical layout, without a trailing newline. */
 export function formatRule(rule: Rule): string {
