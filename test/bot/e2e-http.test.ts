@@ -90,6 +90,20 @@ describe('bot/app (end to end through the HTTP receiver)', () => {
     expect(slack.allProblems()).toEqual([])
   })
 
+  it('answers /kafka digest with the digest and uploads its chart to the channel', async () => {
+    const { body, responseUrl } = commandBody('digest')
+    expect((await send(body, signedHeaders(SECRET, body))).status).toBe(200)
+    const r = await reply(responseUrl)
+    expect(r.text).toMatch(/^Kafka digest perf-lab: 1 brokers/)
+    await slack.waitFor(() => slack.ok('files.completeUploadExternal').length > 0)
+    const [complete] = slack.ok('files.completeUploadExternal')
+    expect(complete.args.channel_id).toBe('C0PERF')
+    expect(complete.args.files).toEqual([{ id: expect.stringMatching(/^F\d+$/), title: 'Kafka digest perf-lab' }])
+    const bytes = slack.uploads.get(complete.args.files[0].id)!
+    expect(bytes.subarray(1, 4).toString('ascii')).toBe('PNG')
+    expect(slack.ok('files.getUploadURLExternal')[0].args).toMatchObject({ filename: 'kafka-digest-perf-lab.png', length: String(bytes.length) })
+  })
+
   it.each([
     ['frobnicate', /Unknown command 'frobnicate'.*\/kafka help/],
     ['why', /Missing arguments\. Usage: `\/kafka why <broker> \[since\]`/],

@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ROOT } from './support/bot-context.js'
+
+type Run = { code: number | null; out: string; err: string }
+
+/** Runs the real CLI as a user would, with optional stdin, bounded in time. */
+function cli(args: string[], stdin?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'cli/kafka-why.mjs'), ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', REDIS_URL: '' }, stdio: ['pipe', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, out, err })
+    })
+    child.stdin.end(stdin ?? '')
+  })
+}
+
+describe('cli/commands/console and cli/commands/digest', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kafka-why-console-'))
+  const png = join(dir, 'chart.png')
+  let why: Run, unknown: Run, injection: Run, repl: Run, digest: Run, badOption: Run
+
+  beforeAll(async () => {
+    ;[why, unknown, injection, repl, digest, badOption] = await Promise.all([
+      cli(['console', '-c', 'why 1']),
+      cli(['console', '-c', '/kafka why 9']),
+      cli(['console', '-c', 'config topic orders set segment.ms=1; rm -rf /']),
+      cli(['console'], 'why 1\nclick 2\nstatus\nclick 99\nquit\n'),
+      cli(['digest', '--out', png]),
+      cli(['console', '--frobnicate']),
+    ])
+  }, 240_000)
+
+  it('answers a one-shot why over the default recorded incident', () => {
+    expect(why.code, why.err).toBe(0)
+    expect(why.out).toMatch(/^Broker 1 \(perf-lab\): \d+ likely causes?/)
+    expect(why.out).toContain('1. JVM stop-the-world pause on broker 1')
+    expect(why.out).toContain('WARN Client session timed out, have not heard from server in 7768ms')
+    expect(why.out).toMatch(/\[\d+: Silence 1h\] → silence stw_pause_session_expiry 1h/)
+  })
+
+  it.each([
+    ['an unknown broker', () => unknown, /Broker 9 is unknown in cluster perf-lab: no signals are stored for it\. Known brokers: 1\./],
+    ['an injection attempt', () => injection, /The character ";" is not accepted in commands.*Nothing was run\./],
+  ])('exits 1 with a clear message for %s', (_, result, message) => {
+    const r = result()
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(message)
+  })
+
+  it('takes commands and button clicks in the REPL, and the silence button works', () => {
+    expect(repl.code, repl.err).toBe(0)
+    expect(repl.out).toMatch(/Loaded \d+ signals from .*seed-000-stw-session-expiry/)
+    expect(repl.out).toMatch(/Silenced `?stw_pause_session_expiry`? for 1h/)
+    expect(repl.out).toMatch(/Status of perf-lab[\s\S]*Silences:[\s\S]*stw_pause_session_expiry/)
+    expect(repl.out).toContain('No button 99')
+  })
+
+  it('prints the digest and writes its chart as a PNG', () => {
+    expect(digest.code, digest.err).toBe(0)
+    expect(digest.out).toMatch(/^Daily Kafka digest: perf-lab/)
+    expect(digest.out).toMatch(/Longest safepoint: 3\.3s/)
+    expect(digest.out).toMatch(/zookeeper\.session\.timeout\.ms=6000/)
+    const bytes = readFileSync(png)
+    expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+    expect(digest.out).toContain(`chart: ${png} (${bytes.length} bytes)`)
+  })
+
+  it('refuses an unknown option with usage and exit code 2', () => {
+    expect(badOption.code).toBe(2)
+    expect(badOption.err).toMatch(/unknown option '--frobnicate'[\s\S]*usage: kafka-why console/)
+  })
+})
