@@ -52,7 +52,7 @@ describe('bot/start-bot', () => {
     expect((await running.store.getAlert(fp))?.message).toEqual({ channel: 'C0PERF', ts: expect.stringMatching(/^\d+\.\d+$/) })
   })
 
-  it.each([
+  it.each<[Record<string, string>, RegExp]>([
     [{ SLACK_BOT_TOKEN: 'xoxb-test' }, /SLACK_SIGNING_SECRET: required in HTTP mode/],
     [{ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 's', KAFKA_WHY_CONFIG: '/nonexistent/bot.yaml' }, /cannot read '\/nonexistent\/bot.yaml': ENOENT/],
     [{ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 's', KAFKA_WHY_CONFIG: 'BAD' }, /bot-bad\.yaml: time_zone: 'Mars\/Olympus' is not an IANA time zone/],
