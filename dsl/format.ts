@@ -64,6 +64,15 @@ function formatWhen(cond: Cond, indent: string): string[] {
 
 /** Formats a file's text; unchanged text comes back when the file has syntax errors. */
 export function formatRules(text: string, file: string): { text: string; diagnostics: Diagnostic[] } {
+  try {
+    return formatParsed(text, file)
+  } catch (err) {
+    const span = { file, startLine: 1, startCol: 1, endLine: 1, endCol: 2, startOffset: 0, endOffset: 1 }
+    return { text, diagnostics: [{ code: 'DSL003', severity: 'error', message: `the formatter failed on this file: ${(err as Error).message}`, span }] }
+  }
+}
+
+function formatParsed(text: string, file: string): { text: string; diagnostics: Diagnostic[] } {
   const parsed = parseFile(text, file)
   if (parsed.syntaxErrors) return { text, diagnostics: parsed.diagnostics }
   const docLines = new Set<number>()
