@@ -32,10 +32,12 @@ export function isHeaderAt(s: string, p: number, layout: LayoutName): boolean {
     case 'cloudera':
       return isDigit(c) && s.charCodeAt(p + 4) === 45 && isDigit(s.charCodeAt(p + 11))
     case 'jvm': {
+      // A stamp, a decorator or a JDK 8 "[GC …" at column 0; indented lines continue a G1 record,
+      // except PrintSafepointStatistics rows, which are indented uptime stamps.
+      if (c === 91 || isDigit(c)) return true
       let i = p
       while (s.charCodeAt(i) === 32) i++
-      const e = s.charCodeAt(i)
-      return isDigit(e) || (e === 91 && isDigit(s.charCodeAt(i + 1)))
+      return i > p && isDigit(s.charCodeAt(i))
     }
     case 'none':
       return true
@@ -90,7 +92,10 @@ function splitLogger(at: number | undefined, level: string, rest: string): Heade
 export function readJvmHeader(line: string, zone: ZoneOffset, anchor?: number): Header | undefined {
   let i = 0
   while (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9) i++
-  if (line.charCodeAt(i) === 91 && isDigit(line.charCodeAt(i + 1))) return readUnified(line, i, zone, anchor)
+  if (line.charCodeAt(i) === 91) {
+    const u = readUnified(line, i, zone, anchor)
+    if (u) return u
+  }
   let at: number | undefined
   let uptimeMs: number | undefined
   const dl = dateTimeLength(line, i)

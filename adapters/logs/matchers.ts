@@ -490,7 +490,7 @@ export const MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: GC,
     re: /GC\(\d+\) Pause (Young|Full|Remark|Cleanup|Initial Mark|Mixed)((?: \((?:[^()]|\(\))*\))*) (\d+(?:\.\d+)?[BKMGT])->(\d+(?:\.\d+)?[BKMGT])\((\d+(?:\.\d+)?[BKMGT])\) ([\d.]+)ms/,
-    build: (m, r) => {
+    build: (m) => {
       const groups = [...m[2].matchAll(/\(((?:[^()]|\(\))*)\)/g)].map((g) => g[1])
       const subtype = groups.find((g) => g in GC_PAUSE_KINDS)
       const cause = groups.filter((g) => !(g in GC_PAUSE_KINDS)).pop()
@@ -499,7 +499,6 @@ export const MATCHERS: readonly Matcher[] = [
       if (cause) labels.cause = cause
       const collector = /G1/.test(m[2]) ? 'G1' : undefined
       if (collector) labels.collector = collector
-      void r
       return [
         { name: 'gc.pause', value: Number(m[6]), labels },
         { name: 'heap.after_gc', value: jvmSize(m[4]), labels: { kind } },
@@ -540,7 +539,7 @@ function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
   const stripped = msg.replace(NAMED_BRACKETS, '')
   const durations = [...stripped.matchAll(/([\d.,]+) secs\]/g)]
   let pauseMs = durations.length ? secs(durations[durations.length - 1][1]) : undefined
-  let heap = HEAP_RE.exec(stripped)
+  const heap = HEAP_RE.exec(stripped)
   let afterGc: number | undefined
   let max: number | undefined
   if (heap) {
@@ -557,7 +556,6 @@ function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
       const d = /, ([\d.,]+) secs\]/.exec(r.lines[i])
       if (d) pauseMs = secs(d[1])
     }
-    heap = null
   }
   if (pauseMs === undefined) return undefined
   const labels: Record<string, string> = { kind }

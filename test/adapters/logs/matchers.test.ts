@@ -369,6 +369,15 @@ describe('adapters/logs/matchers', () => {
     expect(parse(line).signals[0].at).toBe(Date.parse('2018-08-06T01:28:02.562Z'))
   })
 
+  it('places a JDK 11 unified line with only the uptime decorator by the JVM start, and counts one with no time', () => {
+    const line = '[0.182s][info][gc] GC(0) Pause Young (Concurrent Start) (G1 Humongous Allocation) 235M->4M(512M) 3.894ms'
+    const jvmStart = Date.parse('2021-01-01T00:00:00Z')
+    expect(parse(line, { format: 'gc', jvmStart }).signals.map((s) => s.at)).toEqual([jvmStart + 182, jvmStart + 182, jvmStart + 182])
+    const bare = parse(line.replace('[0.182s]', ''), { format: 'gc', jvmStart })
+    expect(bare.signals).toEqual([])
+    expect(bare.stats.unparsed['no-timestamp']).toBe(1)
+  })
+
   it('places uptime-only JVM lines by the configured JVM start (seed 000 statistics row)', () => {
     const row = '        488.188: no vm operation      [      73          1              1    ]      [     1     0  3301     0     0    ]  1'
     const jvmStart = Date.parse('2018-08-13T22:07:58.253-04:00')
