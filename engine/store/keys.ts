@@ -133,6 +133,9 @@ export function factField(s: Pick<Signal, 'name' | 'labels'>): string {
   return JSON.stringify([s.name, sortedLabels(s.labels)])
 }
 
+/** Stable-sort key for query results whose per-name runs are already in store order. */
+export const byTime = (a: { at: number }, b: { at: number }): number => a.at - b.at
+
 /**
  * The one ordering of query results both stores share: by time, then name, then member — the same
  * tie-break Redis applies to equal scores, so MemoryStore and RedisStore answer identically.

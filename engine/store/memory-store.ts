@@ -1,7 +1,7 @@
 import { lookupSignal } from '../../signals/catalogue.js'
 import { validateSignal } from '../../signals/jsonl.js'
 import type { Signal } from '../../signals/signal.js'
-import { compareStored, factField, signalMember } from './keys.js'
+import { byTime, compareStored, factField, signalMember } from './keys.js'
 import type {
   AlertRecord,
   AlertState,
@@ -127,17 +127,15 @@ export class MemoryStore implements Store {
   async query(q: SignalQuery): Promise<Signal[]> {
     const scope = this.scope(q.cluster, q.broker, false)
     if (!scope || q.from > q.to) return []
-    const names = q.names ?? [...scope.series.keys()]
-    const hits: Entry[] = []
-    for (const name of new Set(names)) {
+    const names = [...new Set(q.names ?? scope.series.keys())].sort()
+    const out: Signal[] = []
+    for (const name of names) {
       const series = scope.series.get(name)
       if (!series) continue
-      const start = boundAt(series.entries, q.from, false)
       const end = boundAt(series.entries, q.to, true)
-      for (let i = start; i < end; i++) hits.push(series.entries[i])
+      for (let i = boundAt(series.entries, q.from, false); i < end; i++) out.push(copySignal(series.entries[i].signal))
     }
-    hits.sort(compareStored)
-    return hits.map((e) => copySignal(e.signal))
+    return out.sort(byTime)
   }
 
   async facts(cluster: string, broker?: string): Promise<Signal[]> {

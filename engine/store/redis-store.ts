@@ -2,7 +2,7 @@ import { Redis, ReplyError, type ChainableCommander } from 'ioredis'
 import { lookupSignal } from '../../signals/catalogue.js'
 import { validateSignal } from '../../signals/jsonl.js'
 import type { Signal } from '../../signals/signal.js'
-import { compareStored, createKeys, decodeMember, factField, signalMember, type Keys } from './keys.js'
+import { byTime, createKeys, decodeMember, factField, signalMember, type Keys } from './keys.js'
 import { defineScripts, type ScriptCommands } from './lua-scripts.js'
 import { DEFAULT_AUDIT_CAP, DEFAULT_DIAGNOSES_CAP, compareBrokerRefs, withoutUndefined, type StoreCaps } from './memory-store.js'
 import { StoreUnavailableError } from './store-unavailable-error.js'
@@ -221,11 +221,16 @@ export class RedisStore implements Store {
       if (v.ok) valid.push(v.signal)
       else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
     }
-    if (valid.length > 0) {
-      await this.run(async () => {
-        for (let i = 0; i < valid.length; i += this.batchSize) await this.exec(this.appendPipeline(valid.slice(i, i + this.batchSize)))
-      })
+    // Each batch is its own pipeline with its own deadline, two in flight, so a large append is
+    // bounded per batch rather than failing as a whole on a slow but healthy Redis.
+    let next = 0
+    const worker = async () => {
+      while (next < valid.length) {
+        const batch = valid.slice(next, (next += this.batchSize))
+        await this.run(() => this.exec(this.appendPipeline(batch)))
+      }
     }
+    if (valid.length > 0) await Promise.all([worker(), worker()])
     return { accepted: valid.length, rejected }
   }
 
@@ -280,15 +285,13 @@ export class RedisStore implements Store {
       const pipe = this.pipeline()
       for (const name of names) pipe.zrangebyscore(this.keys.signal(q.cluster, q.broker, name), q.from, q.to)
       const results = (await this.exec(pipe)) as string[][]
-      const hits: { at: number; name: string; member: string; signal: Signal }[] = []
-      results.forEach((members, i) => {
-        for (const member of members) {
-          const signal = decodeMember(member, names[i], q.cluster, q.broker)
-          hits.push({ at: signal.at, name: names[i], member, signal })
-        }
-      })
-      hits.sort(compareStored)
-      return hits.map((h) => h.signal)
+      // Each list is already ordered by (at, member); concatenated in name order, a stable sort on
+      // time alone gives the shared order (at, name, member) in close to linear time.
+      const out: Signal[] = []
+      for (const i of names.map((_, i) => i).sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0))) {
+        for (const member of results[i]) out.push(decodeMember(member, names[i], q.cluster, q.broker))
+      }
+      return out.sort(byTime)
     })
   }
 
