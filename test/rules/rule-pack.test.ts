@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { loadRules } from '../../cli/load-rules.js'
+import { formatRules } from '../../dsl/index.js'
 import { runCase } from '../../cli/rule-test/run-case.js'
 import { runRuleTests } from '../../cli/rule-test/run-tests.js'
 
@@ -12,6 +13,13 @@ describe('rules', () => {
     expect(run.ok).toBe(true)
     expect(run.rules.length).toBeGreaterThanOrEqual(16)
     expect(run.coverage.filter((c) => c.asserted === 0).map((c) => c.ruleId)).toEqual([])
+  })
+
+  it('is lint-clean and in the canonical layout', async () => {
+    const { rules, diagnostics, sources } = await loadRules(['rules/'])
+    expect(diagnostics.map((d) => `${d.span.file}:${d.span.startLine} ${d.code} ${d.message}`)).toEqual([])
+    expect(new Set(rules.map((r) => r.file)).size).toBeGreaterThanOrEqual(6)
+    for (const [file, text] of Object.entries(sources)) expect(formatRules(text, file).text, file).toBe(text)
   })
 
   it.each([
