@@ -136,6 +136,20 @@ describe('engine/store', () => {
       ])
     })
 
+    it('stores a large append spanning several write batches, shuffled, in full and in order', async () => {
+      const n = 12_345
+      const all = Array.from({ length: n }, (_, i) => sig({ name: i % 3 === 0 ? 'gc.pause' : 'isr.shrink', at: 1000 + (i % 5000), value: i % 3 === 0 ? i : undefined, source: `log:server.log:${i}` }))
+      const shuffled = all.map((s, i) => [(i * 7919) % n, s] as const).sort((a, b) => a[0] - b[0]).map(([, s]) => s)
+      expect(await store.append(shuffled)).toEqual({ accepted: n, rejected: {} })
+      const got = await store.query({ cluster: 'prod', broker: '1', from: 0, to: 10_000 })
+      expect(got).toHaveLength(n)
+      for (let i = 1; i < got.length; i++) {
+        const [a, b] = [got[i - 1], got[i]]
+        expect(a.at < b.at || (a.at === b.at && a.name <= b.name)).toBe(true)
+      }
+      expect(new Set(got.map((s) => s.source)).size).toBe(n)
+    })
+
     it.each([
       { from: 2000, to: 4000, ats: [2000, 3000, 4000] },
       { from: 2001, to: 3999, ats: [3000] },
@@ -374,6 +388,48 @@ describe('engine/store', () => {
       expect(result).toEqual({ accepted: 0, rejected: { 'unknown signal': 2, 'missing cluster': 1, 'not an object': 1 } })
       expect(await store.brokers()).toEqual([])
     })
+  })
+})
+
+describe('engine/store MemoryStore and RedisStore', () => {
+  it('give identical answers for the same appends, ties included', async () => {
+    const memory = memoryHarness()
+    const redis = redisHarness()
+    try {
+      const stores = [await memory.make(), await redis.make()]
+      const batch: Signal[] = []
+      for (let i = 0; i < 2000; i++) {
+        batch.push(
+          sig({
+            name: ['isr.shrink', 'leader.change', 'heap.used', 'broker.version'][i % 4],
+            at: 1000 + (i % 37) * 10,
+            broker: String(1 + (i % 3)),
+            value: i % 4 >= 2 ? (i * 31) % 97 : undefined,
+            labels: i % 5 === 0 ? { topic: `t${i % 7}`, partition: String(i % 3) } : undefined,
+            source: `log:server.log:${i % 900}`,
+          }),
+        )
+      }
+      const answers = await Promise.all(
+        stores.map(async (s) => {
+          await s.append(batch)
+          await s.append(batch.slice(0, 500))
+          return {
+            brokers: await s.brokers(),
+            query: await s.query({ cluster: 'prod', broker: '2', from: 1050, to: 1300 }),
+            names: await s.query({ cluster: 'prod', broker: '1', names: ['heap.used', 'isr.shrink'], from: 0, to: 5000 }),
+            facts: await s.facts('prod', '3'),
+            trimmed: await s.trim(1100),
+            after: await s.query({ cluster: 'prod', broker: '3', from: 0, to: 5000 }),
+          }
+        }),
+      )
+      expect(answers[0].query.length).toBeGreaterThan(100)
+      expect(answers[1]).toEqual(answers[0])
+    } finally {
+      await memory.cleanup()
+      await redis.cleanup()
+    }
   })
 })
 
