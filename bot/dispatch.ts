@@ -10,6 +10,7 @@ import type { BotContext, CommandRequest } from './context.js'
 import { userFacingError } from './errors.js'
 import type { BotMessage } from './message.js'
 import { textMessage } from './message.js'
+import { escapeMrkdwn } from './render/block-kit.js'
 import { parseCommand } from './parse-command.js'
 
 /**
@@ -47,5 +48,13 @@ export async function runCommand(ctx: BotContext, req: CommandRequest): Promise<
 /** The reply for a failed command or click: only the asker sees it. */
 export function errorMessage(err: unknown, ctx: Pick<BotContext, 'log'>): BotMessage {
   const { text } = userFacingError(err, ctx.log)
-  return { ...textMessage(`:warning: ${text}`, 'ephemeral'), isError: true }
+  return { ...textMessage(`:warning: ${escapeExceptMentions(text)}`, 'ephemeral'), isError: true }
+}
+
+/** Error texts are plain; only Slack's user and channel mentions (<@U…>, <#C…>) stay live. */
+function escapeExceptMentions(text: string): string {
+  return text
+    .split(/(<[@#][A-Z0-9]+>)/)
+    .map((part, i) => (i % 2 === 1 ? part : escapeMrkdwn(part)))
+    .join('')
 }

@@ -1,15 +1,16 @@
 import type { BotMessage } from '../message.js'
 import { USAGE, type Verb } from '../parse-command.js'
 import { UserError } from '../errors.js'
+import { escapeMrkdwn } from '../render/block-kit.js'
 
 /** `/kafka help [command]`: the command list, or one command's usage. */
 export function help(topic?: string): BotMessage {
   if (topic !== undefined) {
     if (!(topic in USAGE)) throw new UserError(`No command '${topic}'. \`/kafka help\` lists them all.`)
-    const line = USAGE[topic as Verb]
+    const line = escapeMrkdwn(USAGE[topic as Verb])
     return { text: `/kafka ${line}`, parts: [{ kind: 'section', text: `\`/kafka ${line.replace(/ {2,}/, '`  ')}` }], visibility: 'ephemeral' }
   }
-  const lines = Object.values(USAGE).map((l) => `\`/kafka ${l.replace(/ {2,}/, '`  ')}`)
+  const lines = Object.values(USAGE).map((l) => `\`/kafka ${escapeMrkdwn(l).replace(/ {2,}/, '`  ')}`)
   return {
     text: 'kafka-why commands: why, status, digest, rules, explain, describe, config, silence, help',
     parts: [

@@ -106,7 +106,7 @@ describe('bot/app (end to end through the HTTP receiver)', () => {
 
   it.each([
     ['frobnicate', /Unknown command 'frobnicate'.*\/kafka help/],
-    ['why', /Missing arguments\. Usage: `\/kafka why <broker> \[since\]`/],
+    ['why', /Missing arguments\. Usage: `\/kafka why &lt;broker&gt; \[since\]`/],
     ['why 7', /Broker 7 is unknown in cluster perf-lab.*Known brokers: 1\./],
     ['describe topic', /Missing arguments/],
     ['config topic orders set segment.ms=1; rm -rf /', /The character ";" is not accepted.*Nothing was run/],
@@ -114,6 +114,7 @@ describe('bot/app (end to end through the HTTP receiver)', () => {
     ['why 1\nconfig topic orders set segment.ms=1', /must fit on one line/],
     ['config topic orders set segment.ms=1', /You may not change configuration here.*Nothing was changed/],
     ['silence nosuchrule 1h', /neither a loaded rule nor a known alert fingerprint/],
+    ['help', /^kafka-why commands/],
   ])('replies to %j with a clear ephemeral message and runs nothing', async (text, message) => {
     const changes = async () => (await t.store.listAudit(1000)).filter((a) => a.outcome !== 'denied').length
     const audits = await changes()

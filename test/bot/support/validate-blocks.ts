@@ -8,6 +8,7 @@ import { SLACK_LIMITS as L } from '../../../bot/render/slack-limits.js'
 export function validateBlocks(blocks: unknown): string[] {
   const problems: string[] = []
   if (!Array.isArray(blocks)) return ['blocks: not an array']
+  problems.push(...unescaped(blocks))
   if (blocks.length > L.blocksPerMessage) problems.push(`blocks: ${blocks.length} > ${L.blocksPerMessage}`)
   blocks.forEach((b: Record<string, any>, i) => {
     const at = `blocks[${i}]`
@@ -62,4 +63,21 @@ export function validateBlocks(blocks: unknown): string[] {
     }
   })
   return problems
+}
+
+/** Slack reads <…> as a link or mention: any other raw '<' or '>' in mrkdwn is a rendering bug. */
+const CONTROL = /<(?:[@#][A-Z0-9]+|![a-z]+|https?:\/\/[^<>|\s]+(?:\|[^<>]+)?)>/g
+
+function unescaped(blocks: unknown[]): string[] {
+  const out: string[] = []
+  const visit = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) node.forEach((n, i) => visit(n, `${at}[${i}]`))
+    else if (node && typeof node === 'object') {
+      const o = node as Record<string, unknown>
+      if (o.type === 'mrkdwn' && typeof o.text === 'string' && /[<>]/.test(o.text.replace(CONTROL, ''))) out.push(`${at}.text: unescaped < or > in mrkdwn`)
+      for (const [k, v] of Object.entries(o)) visit(v, `${at}.${k}`)
+    }
+  }
+  visit(blocks, 'blocks')
+  return out
 }
