@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startCluster } from '../cluster.js'
 import { LAB_CLUSTER_NAME, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
 import { startJavaTool } from '../java-tool.js'
-import { spawnManaged, type ManagedProcess } from '../managed-process.js'
+import { startLegacyConsumer } from '../legacy-consumer.js'
+import type { ManagedProcess } from '../managed-process.js'
 import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
 import { countLines, createTopic } from '../session-stall.js'
 
@@ -17,19 +17,13 @@ const HEAP_MB = 192
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** True when Debian's kcat (librdkafka's command-line client) is installed. */
-export function kcatAvailable(): boolean {
-  return !spawnSync('kcat', ['-V'], { stdio: 'ignore' }).error
-}
-
 /**
- * Seed 002 for real: consumers speaking the 0.10.0 protocol (kcat with API version requests off and
- * broker.version.fallback=0.10.0, so it sends Fetch v2 and can only read message format v1) read a
- * format-v2 topic from the beginning, over and over, from a broker with a small heap. Every batch they
- * get is down-converted on the broker: FetchMessageConversionsPerSec climbs and the heap works hard.
+ * Seed 002 for real: consumers on kafka-clients 0.10.1 (the report's connectors' client, which can
+ * only read message format v1) read a format-v2 topic from the beginning, over and over, with 16 MiB
+ * partition fetches, from a broker with a small heap. Every batch they get is down-converted on the
+ * broker: FetchMessageConversionsPerSec climbs and the heap works hard.
  */
 async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
-  if (!kcatAvailable()) throw new Error('kcat not found (apt-get install kcat)')
   ctx.log(`starting ZooKeeper and 1 broker with a ${HEAP_MB} MiB heap`)
   const cluster = await startCluster({ brokers: 1, mode: 'zk', dir: ctx.workDir, heapMb: HEAP_MB })
   const broker = cluster.brokers[0]
@@ -54,16 +48,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
     const facts = await readConfigFacts(cluster, [TOPIC], Date.now())
 
     const faultAt = Date.now()
-    ctx.log(`${OLD_CONSUMERS} old-protocol consumers (kcat, Fetch v2) read ${TOPIC} from the beginning for ${CONSUME_MS / 1000} s`)
-    const kcat = [
-      '-C', '-b', cluster.bootstrap, '-t', TOPIC, '-o', 'beginning', '-e', '-q', '-f', '%o\\n',
-      '-X', 'api.version.request=false', '-X', 'broker.version.fallback=0.10.0',
-      '-X', 'fetch.message.max.bytes=16777216', '-X', 'receive.message.max.bytes=268435456',
-      '-X', 'queued.max.messages.kbytes=65536', '-X', 'client.id=legacy-connector',
-    ]
-    const script = `end=$(( $(date +%s) + ${Math.round(CONSUME_MS / 1000)} )); n=0; while [ "$(date +%s)" -lt "$end" ]; do kcat "$@" > /dev/null || true; n=$((n+1)); done; echo "$n passes"`
+    ctx.log(`${OLD_CONSUMERS} consumers on kafka-clients 0.10.1 read ${TOPIC} from the beginning for ${CONSUME_MS / 1000} s`)
     for (let i = 0; i < OLD_CONSUMERS; i++) {
-      loops.push(spawnManaged('bash', ['-c', script, 'old-consumer', ...kcat], { stdoutFile: join(clientsDir, `kcat-${i + 1}.out`), stderrFile: join(clientsDir, `kcat-${i + 1}.out`) }))
+      loops.push(startLegacyConsumer(ctx.runtime, cluster.bootstrap, TOPIC, CONSUME_MS / 1000, join(clientsDir, `legacy-consumer-${i + 1}.log`)))
     }
     await Promise.race([Promise.all(loops.map((l) => l.exited)), sleep(CONSUME_MS + 30_000)])
     await sleep(4_000)
@@ -90,7 +77,10 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
       outDir: ctx.outDir,
       cluster,
       signals: [...recorder.signals, ...facts],
-      extraFiles: [{ from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false }],
+      extraFiles: [
+        { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },
+        ...loops.map((_, i) => ({ from: join(clientsDir, `legacy-consumer-${i + 1}.log`), to: `clients/legacy-consumer-${i + 1}.log`, listed: false })),
+      ],
       readme: readme(faultAt, measured, expect),
     })
     return { slug: 'lab-down-conversion', outDir: ctx.outDir, broker: String(broker.id), faultAt, expect, facts: measured }
@@ -109,10 +99,11 @@ ${HEAP_MB} MiB heap, OpenJDK 17) on 127.0.0.1. Every line in the logs was writte
 was edited. Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
 
 **What was done.** Topic \`${TOPIC}\` (${PARTITIONS} partitions) was filled with ${RECORDS} records of 1 KiB (message
-format v2). From ${new Date(faultAt).toISOString()}, ${OLD_CONSUMERS} consumers speaking the 0.10.0 protocol — Debian's \`kcat\`
-with \`api.version.request=false\`, \`broker.version.fallback=0.10.0\` and \`fetch.message.max.bytes=16777216\` —
-read the topic from the beginning over and over for ${CONSUME_MS / 1000} s. Fetch v2 can only carry format v1, so the
-broker converted every batch it served.
+format v2). From ${new Date(faultAt).toISOString()}, ${OLD_CONSUMERS} consumers built on kafka-clients 0.10.1.1 (from Maven
+Central; \`lab/java/kafkawhy/lab/LegacyConsumer.java\`, \`max.partition.fetch.bytes=16777216\`) read the topic from the
+beginning over and over for ${CONSUME_MS / 1000} s. That client fetches with Fetch v3 and reads message format v1 only, so
+the broker converted every batch it served. (Debian's kcat was tried first: its librdkafka 2.0 ignores
+\`api.version.request=false\` and fetched with Fetch v11, so nothing was converted.)
 
 | measure | value |
 |---|---|
@@ -130,6 +121,7 @@ did on Kafka 1.0 in the seed report.
 | \`broker-1/server.log\`, \`controller.log\`, \`state-change.log\` | the broker's log4j output, Kafka's own layout |
 | \`broker-1/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
 | \`clients/producer-perf.out\` | the fill's progress lines (not listed as a source) |
+| \`clients/legacy-consumer-N.log\` | the old consumers' WARN/ERROR lines and their summaries (not listed as sources) |
 | \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source) |
 | \`signals.jsonl\` | JMX exporter scrapes every 2 s (FetchMessageConversionsPerSec per topic, heap, GC) through the Prometheus adapter, and configs |
 
@@ -142,7 +134,7 @@ Broker 1: \`${expect.topRule}\`${expect.alsoTop?.length ? ` (or ${expect.alsoTop
 /** Seed 002 for real: old-protocol consumers force down-conversion on a small heap. */
 export const scenario: Scenario = {
   name: 'down-conversion',
-  summary: `${OLD_CONSUMERS} kcat consumers on the 0.10.0 protocol read a ${RECORDS / 1000}k-record topic over and over from a ${HEAP_MB} MiB broker`,
+  summary: `${OLD_CONSUMERS} consumers on kafka-clients 0.10.1 read a ${RECORDS / 1000}k-record topic over and over from a ${HEAP_MB} MiB broker`,
   needs: { seconds: 100, memoryMb: 900, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
   run,
 }
