@@ -587,8 +587,6 @@ export type MatcherSet = {
   trigger: RegExp
   /** The same prefilter as a literal scanner, when every trigger is a literal long enough to skip well. */
   scanner?: LiteralScanner
-  /** Matches a continuation line that a record-scope matcher may want. */
-  recordTrigger: RegExp
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -609,7 +607,6 @@ export function matchersFor(format: LogFormat): MatcherSet {
     record,
     trigger: new RegExp(rows.map(triggerOf).join('|'), 'g'),
     scanner: scannable ? new LiteralScanner(literals) : undefined,
-    recordTrigger: new RegExp(record.map(triggerOf).join('|') || '(?!)'),
   }
 }
 

@@ -25,6 +25,8 @@ export type ParserLimits = {
 
 const DEFAULT_LIMITS: ParserLimits = { maxLineChars: 64 * 1024, maxRecordLines: 400, sampleLines: 200 }
 
+const DAMAGED_HEADER = /^[\d\-:,. T]{1,30}\]? (?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL) /
+
 /** kafka-producer-perf-test prints a progress line every 5000 ms (ProducerPerformance Stats reportingInterval). */
 const PERF_REPORT_INTERVAL_MS = 5000
 
@@ -217,9 +219,10 @@ export class LogParser {
       let start = ls
       let startLine = line
       if (!isHeaderAt(s, ls, layout)) {
-        const hs = set.recordTrigger.test(s.slice(ls, Math.min(le, ls + maxLine)))
-          ? headerBefore(s, ls, floor, layout, this.limits.maxRecordLines)
-          : -1
+        // A trigger inside a stack trace belongs to the record above it; a line that still shows a
+        // level after a mangled timestamp (seed 002's "018-03-24 13:43:00,285] INFO …") is a record
+        // whose start was cut off, and so is a trigger line with no record above it.
+        const hs = DAMAGED_HEADER.test(s.slice(ls, Math.min(le, ls + 48))) ? -1 : headerBefore(s, ls, floor, layout, this.limits.maxRecordLines)
         if (hs < 0) {
           this.stats.unparsed['no-layout']++
           from = le + 1

@@ -31,6 +31,20 @@ describe('adapters/logs/bad-input', () => {
     expect(r.stats.unparsed['no-layout']).toBe(1)
   })
 
+  it('reads a trigger inside a stack trace as part of its record, without counting it', () => {
+    // Kafka 3.9 with ZooKeeper 3.8 (recorded by the lab): the timeout is logged, then repeated inside the
+    // stack of the next record.
+    const text = [
+      '[2026-11-29 20:07:44,491] WARN Client session timed out, have not heard from server in 9539ms for session id 0x100001597490001 (org.apache.zookeeper.ClientCnxn)',
+      '[2026-11-29 20:07:44,539] WARN Session 0x100001597490001 for server /127.0.0.1:45005, Closing socket connection. Attempting reconnect except it is a SessionExpiredException. (org.apache.zookeeper.ClientCnxn)',
+      'org.apache.zookeeper.ClientCnxn$SessionTimeoutException: Client session timed out, have not heard from server in 9539ms for session id 0x100001597490001',
+      '\tat org.apache.zookeeper.ClientCnxn$SendThread.run(ClientCnxn.java:1257)',
+    ].join('\n')
+    const r = parse(text)
+    expect(r.signals.map((s) => [s.name, s.value])).toEqual([['zk.session_timeout', 9539]])
+    expect(Object.values(r.stats.unparsed).every((n) => n === 0)).toBe(true)
+  })
+
   it('counts every line of a file whose format it cannot tell, and yields nothing from it', () => {
     const text = Array.from({ length: 300 }, (_, i) => `row ${i}: nothing a Kafka, ZooKeeper or JVM process writes`).join('\n')
     const r = parse(text)
