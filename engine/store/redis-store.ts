@@ -44,8 +44,22 @@ export function displayRedisUrl(url: string): string {
     if (u.password) u.password = '***'
     return u.toString().replace(/\/$/, '')
   } catch {
-    return url
+    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@')
   }
+}
+
+/** Why a REDIS_URL cannot be used, or undefined when it can. */
+export function checkRedisUrl(url: string): string | undefined {
+  let u: URL
+  try {
+    u = new URL(url)
+  } catch {
+    return 'not a URL; expected redis://host:port'
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') return `unsupported scheme '${u.protocol}'; expected redis:// or rediss://`
+  if (!u.hostname) return 'no host; expected redis://host:port'
+  if (u.pathname && u.pathname !== '/' && !/^\/\d+$/.test(u.pathname)) return `database '${u.pathname.slice(1)}' is not a number`
+  return undefined
 }
 
 /** Turns a driver error into the few words an operator can act on. */
@@ -110,6 +124,7 @@ export class RedisStore implements Store {
   private readonly diagnosesCap: number
   private readonly auditCap: number
   private lastError: unknown
+  private readonly urlProblem: string | undefined
   private connecting?: Promise<void>
   private closed = false
 
@@ -121,7 +136,9 @@ export class RedisStore implements Store {
     this.batchSize = options.batchSize ?? 5000
     this.diagnosesCap = options.diagnosesCap ?? DEFAULT_DIAGNOSES_CAP
     this.auditCap = options.auditCap ?? DEFAULT_AUDIT_CAP
-    const redis = new Redis(options.url, {
+    this.urlProblem = checkRedisUrl(options.url)
+    // A URL we cannot use still yields a store object; every call then reports the problem.
+    const redis = new Redis(this.urlProblem ? 'redis://127.0.0.1:6379' : options.url, {
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -147,6 +164,7 @@ export class RedisStore implements Store {
 
   /** Waits for a usable connection, never longer than connectTimeoutMs. */
   private async ready(): Promise<void> {
+    if (this.urlProblem) throw new StoreUnavailableError(`cannot use Redis URL '${this.where}': ${this.urlProblem}`)
     if (this.closed) throw new StoreUnavailableError(`the store for ${this.where} is closed`)
     const redis = this.redis
     if (redis.status === 'ready') return

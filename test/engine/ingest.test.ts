@@ -128,6 +128,17 @@ describe('engine/ingest', () => {
     }
   })
 
+  it.each([
+    ['garbage', "cannot use Redis URL 'garbage': not a URL; expected redis://host:port"],
+    ['http://127.0.0.1:6379', "cannot use Redis URL 'http://127.0.0.1:6379': unsupported scheme 'http:'; expected redis:// or rediss://"],
+    ['redis://127.0.0.1:6379/zero', "cannot use Redis URL 'redis://127.0.0.1:6379/zero': database 'zero' is not a number"],
+    ['redis//:hunter2@127.0.0.1', "cannot use Redis URL 'redis//:***@127.0.0.1': not a URL; expected redis://host:port"],
+  ])('refuses the unusable REDIS_URL %s on first use', async (url, message) => {
+    const store = new RedisStore({ url })
+    cleanups.push(() => store.close())
+    await expect(store.query({ cluster: 'c', from: 0, to: 1 })).rejects.toThrow(new StoreUnavailableError(message))
+  })
+
   it('says authentication failed, without printing the password, when the password is wrong', async () => {
     const port = await freePort()
     await startRedis(port, ['--requirepass', 'right-secret'])
