@@ -1,0 +1,215 @@
+import type { SASLOptions } from 'kafkajs'
+import { parse as parseYaml } from 'yaml'
+import { parseInterval } from '../agent/parse-interval.js'
+
+/**
+ * The `live:` section of kafka-why.yaml: which brokers to scrape, which clusters to poll through the
+ * admin API, which log files to follow, how often the alert loop ticks and where serve listens. The
+ * rest of the file is the bot's. Validated whole at start; every problem names its key path.
+ *
+ * ```yaml
+ * live:
+ *   listen: 127.0.0.1:9464
+ *   engine: { tick: 15s, lag: 15s }
+ *   clusters:
+ *     prod:
+ *       admin: { brokers: [kafka-1:9092], interval: 30s }
+ *       scrape:
+ *         interval: 15s
+ *         timeout: 10s
+ *         targets:
+ *           - { broker: "1", url: http://kafka-1:7071/metrics }
+ *       logs:
+ *         - { broker: "1", path: /var/log/kafka/server.log }
+ * ```
+ */
+export type LiveConfig = {
+  listen: { host: string; port: number }
+  engine: { tickMs: number; lagMs: number; enabled: boolean }
+  clusters: LiveCluster[]
+  /** Rule files or directories (the bot's `rules`, default ["rules"]). */
+  rules: string[]
+  /** The file minus `live:`, for the bot; undefined when it has no bot settings (no `clusters` key). */
+  botYaml?: string
+}
+
+export type LiveCluster = {
+  name: string
+  admin?: {
+    brokers: string[]
+    intervalMs: number
+    ssl?: boolean | { ca?: string; cert?: string; key?: string; rejectUnauthorized?: boolean; servername?: string }
+    sasl?: SASLOptions
+    groups: boolean
+  }
+  scrape: { broker?: string; url: string; intervalMs: number; timeoutMs: number }[]
+  logs: { broker?: string; path: string; offsetFile?: string; fromEnd: boolean }[]
+}
+
+/** Problems with the config, each naming the key path. */
+export class LiveConfigError extends Error {
+  override readonly name = 'LiveConfigError'
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`)
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/
+
+function unknownKeys(obj: Record<string, unknown>, known: string[], at: string, problems: string[]): void {
+  for (const k of Object.keys(obj)) if (!known.includes(k)) problems.push(`${at}.${k}: unknown key (known: ${known.join(', ')})`)
+}
+
+function duration(v: unknown, at: string, fallback: number, problems: string[]): number {
+  if (v === undefined) return fallback
+  const ms = typeof v === 'string' || typeof v === 'number' ? parseInterval(v) : undefined
+  if (ms === undefined) {
+    problems.push(`${at}: '${String(v)}' is not a duration (e.g. 15s, 500ms, 1m)`)
+    return fallback
+  }
+  return ms
+}
+
+function brokerId(v: unknown, at: string, problems: string[]): string | undefined {
+  if (v === undefined) return undefined
+  if ((typeof v === 'string' || typeof v === 'number') && /^\d+$/.test(String(v))) return String(v)
+  problems.push(`${at}: '${String(v)}' is not a broker id`)
+  return undefined
+}
+
+/** Parses the whole kafka-why.yaml text; `file` names it in messages. */
+export function parseLiveConfig(text: string, file = 'kafka-why.yaml'): LiveConfig {
+  let raw: unknown
+  try {
+    raw = parseYaml(text) ?? {}
+  } catch (err) {
+    throw new LiveConfigError([`${file}: not valid YAML: ${(err as Error).message.split('\n')[0]}`])
+  }
+  if (!isRecord(raw)) throw new LiveConfigError([`${file}: expected a mapping at the top level`])
+  const problems: string[] = []
+  const live = raw.live ?? {}
+  if (!isRecord(live)) throw new LiveConfigError([`${file}: live: expected a mapping`])
+  unknownKeys(live, ['listen', 'engine', 'clusters'], 'live', problems)
+
+  let listen = { host: '127.0.0.1', port: 9464 }
+  if (live.listen !== undefined) {
+    const m = /^(?:(.+):)?(\d{1,5})$/.exec(String(live.listen))
+    if (!m || Number(m[2]) > 65535) problems.push(`live.listen: '${String(live.listen)}' is not [host:]port`)
+    else listen = { host: m[1] ?? '127.0.0.1', port: Number(m[2]) }
+  }
+
+  const engineRaw = live.engine ?? {}
+  let engine = { tickMs: 15_000, lagMs: 15_000, enabled: true }
+  if (!isRecord(engineRaw)) problems.push('live.engine: expected a mapping with tick, lag, enabled')
+  else {
+    unknownKeys(engineRaw, ['tick', 'lag', 'enabled'], 'live.engine', problems)
+    if (engineRaw.enabled !== undefined && typeof engineRaw.enabled !== 'boolean') problems.push('live.engine.enabled: expected true or false')
+    engine = {
+      tickMs: duration(engineRaw.tick, 'live.engine.tick', 15_000, problems),
+      lagMs: engineRaw.lag === 0 || engineRaw.lag === '0s' ? 0 : duration(engineRaw.lag, 'live.engine.lag', 15_000, problems),
+      enabled: engineRaw.enabled !== false,
+    }
+  }
+
+  const botClusters = isRecord(raw.clusters) ? raw.clusters : {}
+  const clusters: LiveCluster[] = []
+  const liveClusters = live.clusters ?? {}
+  if (!isRecord(liveClusters)) problems.push('live.clusters: expected a mapping of cluster name to { admin, scrape, logs }')
+  else {
+    for (const [name, c] of Object.entries(liveClusters)) {
+      const at = `live.clusters.${name}`
+      if (!isRecord(c)) {
+        problems.push(`${at}: expected a mapping with admin, scrape, logs`)
+        continue
+      }
+      unknownKeys(c, ['admin', 'scrape', 'logs'], at, problems)
+      const cluster: LiveCluster = { name, scrape: [], logs: [] }
+
+      if (c.admin !== undefined && c.admin !== false) {
+        const a = c.admin === true ? {} : c.admin
+        if (!isRecord(a)) problems.push(`${at}.admin: expected a mapping (brokers, interval, ssl, sasl, groups) or true`)
+        else {
+          unknownKeys(a, ['brokers', 'interval', 'ssl', 'sasl', 'groups'], `${at}.admin`, problems)
+          const fromBot = isRecord(botClusters[name]) ? (botClusters[name] as Record<string, unknown>).brokers : undefined
+          const brokers = a.brokers ?? fromBot
+          const list = Array.isArray(brokers) ? brokers.map(String) : []
+          if (list.length === 0) problems.push(`${at}.admin.brokers: required (host:port list), or clusters.${name}.brokers for the bot`)
+          for (const [i, b] of list.entries()) if (!HOST_PORT.test(b)) problems.push(`${at}.admin.brokers[${i}]: '${b}' is not host:port`)
+          const admin: NonNullable<LiveCluster['admin']> = {
+            brokers: list,
+            intervalMs: duration(a.interval, `${at}.admin.interval`, 30_000, problems),
+            groups: a.groups !== false,
+          }
+          if (a.ssl !== undefined) {
+            if (typeof a.ssl === 'boolean') admin.ssl = a.ssl
+            else if (isRecord(a.ssl)) {
+              unknownKeys(a.ssl, ['ca', 'cert', 'key', 'rejectUnauthorized', 'servername'], `${at}.admin.ssl`, problems)
+              admin.ssl = a.ssl as NonNullable<LiveCluster['admin']>['ssl']
+            } else problems.push(`${at}.admin.ssl: expected true, false or a mapping of TLS options`)
+          }
+          if (a.sasl !== undefined) {
+            const s = a.sasl
+            const mechanisms = ['plain', 'scram-sha-256', 'scram-sha-512']
+            if (!isRecord(s) || !mechanisms.includes(String(s.mechanism)) || typeof s.username !== 'string' || typeof s.password !== 'string') {
+              problems.push(`${at}.admin.sasl: expected { mechanism: ${mechanisms.join(' | ')}, username, password }`)
+            } else admin.sasl = { mechanism: s.mechanism as 'plain', username: s.username, password: s.password }
+          }
+          cluster.admin = admin
+        }
+      }
+
+      if (c.scrape !== undefined) {
+        const s = c.scrape
+        if (!isRecord(s)) problems.push(`${at}.scrape: expected a mapping with targets, interval, timeout`)
+        else {
+          unknownKeys(s, ['targets', 'interval', 'timeout'], `${at}.scrape`, problems)
+          const intervalMs = duration(s.interval, `${at}.scrape.interval`, 15_000, problems)
+          const timeoutMs = duration(s.timeout, `${at}.scrape.timeout`, Math.min(10_000, intervalMs), problems)
+          if (!Array.isArray(s.targets)) problems.push(`${at}.scrape.targets: expected a list of { broker, url }`)
+          else {
+            s.targets.forEach((t, i) => {
+              const tat = `${at}.scrape.targets[${i}]`
+              if (!isRecord(t) || typeof t.url !== 'string' || !/^https?:\/\/[^\s]+$/.test(t.url)) {
+                problems.push(`${tat}: expected { broker, url: http://host:port/metrics }`)
+                return
+              }
+              unknownKeys(t, ['broker', 'url'], tat, problems)
+              cluster.scrape.push({ broker: brokerId(t.broker, `${tat}.broker`, problems), url: t.url, intervalMs, timeoutMs })
+            })
+          }
+        }
+      }
+
+      if (c.logs !== undefined) {
+        if (!Array.isArray(c.logs)) problems.push(`${at}.logs: expected a list of { broker, path }`)
+        else {
+          c.logs.forEach((l, i) => {
+            const lat = `${at}.logs[${i}]`
+            if (!isRecord(l) || typeof l.path !== 'string' || l.path === '') {
+              problems.push(`${lat}: expected { broker, path, offset_file, from_end }`)
+              return
+            }
+            unknownKeys(l, ['broker', 'path', 'offset_file', 'from_end'], lat, problems)
+            cluster.logs.push({
+              broker: brokerId(l.broker, `${lat}.broker`, problems),
+              path: l.path,
+              offsetFile: typeof l.offset_file === 'string' ? l.offset_file : undefined,
+              fromEnd: l.from_end !== false,
+            })
+          })
+        }
+      }
+      clusters.push(cluster)
+    }
+  }
+
+  const rules = raw.rules === undefined ? ['rules'] : Array.isArray(raw.rules) ? raw.rules.map(String) : []
+  if (raw.rules !== undefined && !Array.isArray(raw.rules)) problems.push('rules: expected a list of paths')
+  if (problems.length) throw new LiveConfigError(problems.map((p) => `${file}: ${p}`))
+
+  const rest = { ...raw }
+  delete rest.live
+  const botYaml = 'clusters' in rest ? JSON.stringify(rest) : undefined
+  return { listen, engine, clusters, rules, botYaml }
+}

@@ -1,0 +1,307 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { loadRules } from '../../cli/load-rules.js'
+import type { AlertEvent } from '../../engine/alerts.js'
+import { AlertEngine } from '../../engine/alerts.js'
+import type { Store } from '../../engine/store/store.js'
+import type { Signal } from '../../signals/signal.js'
+import { AdminPoller } from '../admin/admin-poller.js'
+import { KafkaAdmin } from '../admin/kafka-admin.js'
+import type { Tail } from '../logs/tail.js'
+import { tailLogFile } from '../logs/tail.js'
+import { ScrapeLoop, type ScrapeOutcome, type TargetScraper } from '../prometheus/scraper.js'
+import { MetricsRegistry } from '../prometheus/self-metrics.js'
+import type { LiveConfig } from './live-config.js'
+
+/**
+ * `kafka-why serve` as a value: the configured adapters feeding one store, the alert loop over it,
+ * the bot when Slack is configured, and an HTTP listener with /healthz and /metrics. Each part starts
+ * only when configured, fails on its own (a dead broker makes its source stale, not the service),
+ * and is counted in the service's own metrics.
+ */
+export type LiveServiceOptions = {
+  config: LiveConfig
+  store: Store
+  env?: NodeJS.ProcessEnv
+  /** Epoch ms; the service's only clock. */
+  now?: () => number
+  log?: { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
+  /** Start the Slack bot when the config and env allow it. Default true. */
+  bot?: boolean
+}
+
+/** A running service. */
+export type LiveService = {
+  /** http://host:port of the health and metrics listener. */
+  url: string
+  metrics: MetricsRegistry
+  health(): Health
+  stop(): Promise<void>
+}
+
+type SourceHealth = { cluster: string; broker?: string; target: string; up: boolean; failures: number; lastError?: string; lastAt?: number }
+
+/** What /healthz answers. */
+export type Health = {
+  status: 'ok' | 'degraded' | 'failing'
+  startedAt: number
+  store: { ok: boolean; lastError?: string }
+  scrape: SourceHealth[]
+  admin: SourceHealth[]
+  logs: { cluster: string; broker?: string; file: string; lines: number; signals: number; unparsed: number }[]
+  engine: { enabled: boolean; rules: number; ruleErrors: number; lastTickAt?: number; lastTickMs?: number; lastError?: string }
+  bot: { running: boolean; reason?: string }
+}
+
+type BotHandle = { notify(events: AlertEvent[]): Promise<void>; stop(): Promise<void> }
+
+/** Starts everything `config` names; resolves once the listener is up. */
+export async function startLiveService(opts: LiveServiceOptions): Promise<LiveService> {
+  const { config, store } = opts
+  const now = opts.now ?? Date.now
+  const env = opts.env ?? process.env
+  const log = opts.log ?? { info: (m) => console.log(m), warn: (m) => console.warn(m), error: (m) => console.error(m) }
+  const startedAt = now()
+  const metrics = new MetricsRegistry()
+  const signalsIn = metrics.counter('kafka_why_signals_total', 'Signals accepted into the store, by source adapter.')
+  const signalsRejected = metrics.counter('kafka_why_signals_rejected_total', 'Signals the store refused, by source adapter and reason.')
+  const signalsDropped = metrics.counter('kafka_why_signals_dropped_total', 'Signals lost because the store could not be written, by source adapter.')
+  const parseFailures = metrics.counter('kafka_why_parse_failures_total', 'Input lines that could not be parsed, by source adapter and reason.')
+  const scrapes = metrics.counter('kafka_why_scrapes_total', 'Scrape attempts, by target and result.')
+  const scrapeDuration = metrics.gauge('kafka_why_scrape_duration_seconds', 'Duration of the last scrape of a target.')
+  const sourceUp = metrics.gauge('kafka_why_source_up', '1 when a source answered its last attempt, 0 when it is stale.')
+  const polls = metrics.counter('kafka_why_admin_polls_total', 'Admin API polls, by cluster and result.')
+  const ruleEval = metrics.histogram('kafka_why_rule_evaluation_seconds', 'Time of one alert tick: every rule over every broker.', [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+  const alertsFired = metrics.counter('kafka_why_alerts_total', 'Alert notifications from the engine, by type (firing, updated, resolved).')
+  const engineErrors = metrics.counter('kafka_why_engine_errors_total', 'Alert ticks that failed.')
+  const logLines = metrics.gauge('kafka_why_log_lines', 'Lines read from a followed log file since start.')
+
+  const health: Health = {
+    status: 'ok',
+    startedAt,
+    store: { ok: true },
+    scrape: [],
+    admin: [],
+    logs: [],
+    engine: { enabled: config.engine.enabled, rules: 0, ruleErrors: 0 },
+    bot: { running: false },
+  }
+
+  const sink = (source: string) => async (signals: Signal[]) => {
+    try {
+      const r = await store.append(signals)
+      health.store = { ok: true }
+      if (r.accepted) signalsIn({ source }, r.accepted)
+      for (const [reason, n] of Object.entries(r.rejected)) signalsRejected({ source, reason }, n)
+    } catch (err) {
+      health.store = { ok: false, lastError: (err as Error).message }
+      signalsDropped({ source }, signals.length)
+    }
+  }
+
+  // Prometheus scrape targets, all on one loop with a schedule and backoff each.
+  const targets = config.clusters.flatMap((c) => c.scrape.map((t) => ({ ...t, cluster: c.name })))
+  const scrapeHealth = new Map<TargetScraper, SourceHealth>()
+  const onScrape = (o: ScrapeOutcome, s: TargetScraper) => {
+    const h = scrapeHealth.get(s)!
+    h.up = o.ok
+    h.failures = s.failures
+    h.lastError = o.error
+    h.lastAt = o.startedAt
+    scrapes({ target: o.url, result: o.ok ? 'ok' : 'failed' })
+    scrapeDuration({ target: o.url }, o.durationMs / 1000)
+    sourceUp({ kind: 'scrape', target: o.url }, o.ok ? 1 : 0)
+    for (const [reason, n] of Object.entries(o.parse?.badByReason ?? {})) parseFailures({ source: 'prometheus', reason }, n)
+  }
+  const scrapeLoop = targets.length ? new ScrapeLoop(targets, { sink: sink('prometheus'), now }, onScrape) : undefined
+  if (scrapeLoop) {
+    for (const s of scrapeLoop.scrapers) {
+      const h: SourceHealth = { cluster: s.target.cluster, broker: s.target.broker, target: s.target.url, up: false, failures: 0 }
+      scrapeHealth.set(s, h)
+      health.scrape.push(h)
+    }
+    scrapeLoop.start()
+  }
+
+  // Admin API pollers, one per cluster, with backoff while the cluster does not answer.
+  const timers = new Set<NodeJS.Timeout>()
+  const inFlight = new Set<Promise<unknown>>()
+  let stopping = false
+  const admins: KafkaAdmin[] = []
+  for (const c of config.clusters) {
+    if (!c.admin) continue
+    const a = c.admin
+    const admin = new KafkaAdmin({ brokers: a.brokers, clientId: `kafka-why-serve-${c.name}`, ssl: a.ssl, sasl: a.sasl })
+    admins.push(admin)
+    const poller = new AdminPoller(admin, { cluster: c.name, sink: sink('admin'), now, groups: a.groups })
+    const h: SourceHealth = { cluster: c.name, target: a.brokers.join(','), up: false, failures: 0 }
+    health.admin.push(h)
+    const loop = (delayMs: number) => {
+      if (stopping) return
+      const t = setTimeout(() => {
+        timers.delete(t)
+        const p = poller
+          .pollOnce()
+          .catch((err: Error) => ({ ok: false, at: now(), signals: 0, error: err.message }))
+          .then((o) => {
+            h.up = o.ok
+            h.failures = o.ok ? 0 : h.failures + 1
+            h.lastError = o.error
+            h.lastAt = o.at
+            polls({ cluster: c.name, result: o.ok ? 'ok' : 'failed' })
+            sourceUp({ kind: 'admin', target: c.name }, o.ok ? 1 : 0)
+            loop(o.ok ? a.intervalMs : Math.min(a.intervalMs * 2 ** Math.min(h.failures, 10), 300_000))
+          })
+        inFlight.add(p)
+        void p.finally(() => inFlight.delete(p))
+      }, delayMs)
+      timers.add(t)
+    }
+    loop(0)
+  }
+
+  // Followed log files.
+  const tails: { tail: Tail; cluster: string; broker?: string; file: string }[] = []
+  for (const c of config.clusters) {
+    for (const l of c.logs) {
+      const tail = tailLogFile({ path: l.path, cluster: c.name, broker: l.broker }, l.path, {
+        onSignals: sink('logs'),
+        offsetFile: l.offsetFile,
+        fromEnd: l.fromEnd,
+      })
+      tails.push({ tail, cluster: c.name, broker: l.broker, file: l.path })
+    }
+  }
+
+  // The bot, when the file has its settings and Slack credentials are in the environment.
+  let bot: BotHandle | undefined
+  let botDir: string | undefined
+  if (opts.bot !== false && config.botYaml && env.SLACK_BOT_TOKEN) {
+    botDir = await mkdtemp(path.join(os.tmpdir(), 'kafka-why-bot-'))
+    const botConfig = path.join(botDir, 'bot.yaml')
+    await writeFile(botConfig, config.botYaml, { mode: 0o600 })
+    try {
+      const { startBot } = await import('../../bot/start-bot.js')
+      bot = await startBot({ ...env, KAFKA_WHY_CONFIG: botConfig }, { store, log: { info: log.info, warn: log.warn, error: (...a: unknown[]) => log.error(a.map(String).join(' ')) } })
+      health.bot = { running: true }
+    } catch (err) {
+      health.bot = { running: false, reason: (err as Error).message }
+      log.error(`bot: not started: ${(err as Error).message}`)
+    }
+  } else {
+    health.bot = { running: false, reason: !config.botYaml ? 'no bot settings (clusters) in the config' : opts.bot === false ? 'disabled' : 'SLACK_BOT_TOKEN not set' }
+  }
+
+  // The alert loop.
+  if (config.engine.enabled) {
+    const loaded = await loadRules(config.rules)
+    const errors = loaded.diagnostics.filter((d) => d.severity === 'error')
+    for (const d of errors) log.warn(`rules: ${d.span.file}:${d.span.startLine} ${d.code} ${d.message}`)
+    health.engine.rules = loaded.rules.length
+    health.engine.ruleErrors = errors.length
+    const engine = new AlertEngine({ store, rules: loaded.rules, lagMs: config.engine.lagMs })
+    const tick = (delayMs: number) => {
+      if (stopping) return
+      const t = setTimeout(() => {
+        timers.delete(t)
+        const at = now()
+        const t0 = performance.now()
+        const p = engine
+          .tick(at)
+          .then(async (events) => {
+            const seconds = (performance.now() - t0) / 1000
+            ruleEval({}, seconds)
+            health.engine.lastTickAt = at
+            health.engine.lastTickMs = seconds * 1000
+            health.engine.lastError = undefined
+            for (const e of events) alertsFired({ type: e.type })
+            if (events.length === 0) return
+            if (bot) await bot.notify(events)
+            else for (const e of events) log.info(`alert ${e.type}: ${e.alert.cluster}/${e.alert.broker ?? '-'} ${e.alert.ruleId}: ${e.cause.cause}`)
+          })
+          .catch((err: Error) => {
+            engineErrors()
+            health.engine.lastError = err.message
+            log.error(`engine: tick failed: ${err.message}`)
+          })
+          .finally(() => tick(config.engine.tickMs))
+        inFlight.add(p)
+        void p.finally(() => inFlight.delete(p))
+      }, delayMs)
+      timers.add(t)
+    }
+    tick(0)
+  }
+
+  const snapshot = (): Health => {
+    health.logs = tails.map((t) => {
+      const s = t.tail.stats()
+      const unparsed = Object.values(s.unparsed).reduce((a, b) => a + b, 0)
+      return { cluster: t.cluster, broker: t.broker, file: t.file, lines: s.lines, signals: s.signals, unparsed }
+    })
+    const down = [...health.scrape, ...health.admin].some((h) => !h.up && h.failures > 0)
+    health.status = !health.store.ok ? 'failing' : down || health.engine.lastError ? 'degraded' : 'ok'
+    return structuredClone(health)
+  }
+
+  const renderMetrics = (): string => {
+    for (const t of tails) {
+      const s = t.tail.stats()
+      logLines({ file: t.file }, s.lines)
+    }
+    const logFailures = new Map<string, number>()
+    for (const t of tails) for (const [reason, n] of Object.entries(t.tail.stats().unparsed)) logFailures.set(reason, (logFailures.get(reason) ?? 0) + n)
+    const lines = metrics.render()
+    // Log tails keep cumulative counts of their own; they are written beside the registry's families.
+    const extra = [...logFailures].filter(([, n]) => n > 0).map(([reason, n]) => `kafka_why_log_parse_failures_total{reason="${reason}"} ${n}`)
+    const header = '# HELP kafka_why_log_parse_failures_total Log lines that produced no record, by reason.\n# TYPE kafka_why_log_parse_failures_total counter\n'
+    return lines + header + (extra.length ? extra.join('\n') + '\n' : 'kafka_why_log_parse_failures_total 0\n')
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = (req.url ?? '/').split('?')[0]
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end()
+      return
+    }
+    if (url === '/healthz' || url === '/health') {
+      const h = snapshot()
+      res.writeHead(h.status === 'failing' ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(h, null, 2) + '\n')
+      return
+    }
+    if (url === '/metrics') {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(renderMetrics())
+      return
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz or /metrics\n')
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(config.listen.port, config.listen.host, () => resolve())
+  })
+  const addr = server.address() as AddressInfo
+  const url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`
+  log.info(`kafka-why serve: health and metrics on ${url} (/healthz, /metrics); ${targets.length} scrape targets, ${admins.length} admin pollers, ${tails.length} log files, engine ${config.engine.enabled ? 'on' : 'off'}, bot ${health.bot.running ? 'on' : 'off'}`)
+
+  return {
+    url,
+    metrics,
+    health: snapshot,
+    stop: async () => {
+      stopping = true
+      for (const t of timers) clearTimeout(t)
+      timers.clear()
+      await scrapeLoop?.stop()
+      for (const t of tails) t.tail.stop()
+      await Promise.allSettled([...inFlight, ...tails.map((t) => t.tail.done)])
+      await Promise.allSettled(admins.map((a) => a.close()))
+      await bot?.stop().catch(() => undefined)
+      if (botDir) await rm(botDir, { recursive: true, force: true })
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

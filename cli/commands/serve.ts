@@ -1,0 +1,80 @@
+import { readFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { LiveConfigError, parseLiveConfig } from '../../adapters/live/live-config.js'
+import { startLiveService } from '../../adapters/live/live-service.js'
+import { openStore } from '../../engine/store/open-store.js'
+
+const USAGE = `usage: kafka-why serve [--config kafka-why.yaml] [--listen [host:]port] [--no-bot]
+
+Runs the configured live adapters (JMX exporter scrapes, admin API pollers, followed log files), the
+alert loop over the store (Redis when REDIS_URL is set, else in memory) and, when SLACK_BOT_TOKEN is
+set and the file has bot settings, the Slack bot, in one process. GET /healthz answers its state as
+JSON (503 when the store cannot be written); GET /metrics its own Prometheus metrics.
+The config file defaults to KAFKA_WHY_CONFIG, else ./kafka-why.yaml. SIGTERM or SIGINT stops it.`
+
+/** `kafka-why serve`: the whole product in one process. */
+export async function run(argv: string[]): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string' },
+        listen: { type: 'string' },
+        'no-bot': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values
+  } catch (err) {
+    console.error(`kafka-why serve: ${(err as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (args.help) {
+    console.log(USAGE)
+    return 0
+  }
+  const file = args.config ?? process.env.KAFKA_WHY_CONFIG ?? 'kafka-why.yaml'
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (err) {
+    console.error(`kafka-why serve: cannot read config '${file}': ${(err as NodeJS.ErrnoException).code ?? String(err)}`)
+    return 2
+  }
+  let config
+  try {
+    config = parseLiveConfig(text, file)
+    if (args.listen) config = { ...config, listen: parseListen(args.listen) }
+  } catch (err) {
+    if (err instanceof LiveConfigError) {
+      console.error(`kafka-why serve: ${err.message}`)
+      return 2
+    }
+    throw err
+  }
+
+  const store = openStore(process.env)
+  let service
+  try {
+    service = await startLiveService({ config, store, bot: !args['no-bot'] })
+  } catch (err) {
+    console.error(`kafka-why serve: cannot start: ${(err as Error).message}`)
+    await store.close()
+    return 1
+  }
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve())
+    process.once('SIGINT', () => resolve())
+  })
+  console.log('kafka-why serve: stopping')
+  await service.stop()
+  await store.close()
+  return 0
+}
+
+function parseListen(text: string): { host: string; port: number } {
+  const m = /^(?:(.+):)?(\d{1,5})$/.exec(text)
+  if (!m || Number(m[2]) > 65535) throw new LiveConfigError([`--listen: '${text}' is not [host:]port`])
+  return { host: m[1] ?? '127.0.0.1', port: Number(m[2]) }
+}

@@ -1,0 +1,224 @@
+import { execFile, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LiveConfigError, parseLiveConfig } from '../../adapters/live/live-config.js'
+import { startLiveService, type Health, type LiveService } from '../../adapters/live/live-service.js'
+import { parseExposition } from '../../adapters/prometheus/exposition.js'
+import { MemoryStore } from '../../engine/store/memory-store.js'
+import { startCluster, type LabCluster } from '../../lab/cluster.js'
+import { freePort } from '../adapters/prometheus/jmx-jvm.js'
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-why-serve-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function getJson(url: string): Promise<{ status: number; body: Health }> {
+  const res = await fetch(url)
+  return { status: res.status, body: (await res.json()) as Health }
+}
+
+async function until<T>(what: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const v = await what()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error('condition not reached in time')
+    await sleep(250)
+  }
+}
+
+const sample = (text: string, name: string, labels: Record<string, string> = {}) =>
+  parseExposition(text)
+    .samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((a, s) => a + s.value, 0)
+
+describe('serve/live-config', () => {
+  it('reads a full live section and leaves the rest to the bot', () => {
+    const c = parseLiveConfig(`
+clusters:
+  prod: { brokers: ["kafka-1:9092"], channel: C0123ABCD }
+rules: [rules, extra.rules]
+live:
+  listen: 0.0.0.0:9500
+  engine: { tick: 5s, lag: 10s }
+  clusters:
+    prod:
+      admin: { interval: 1m, sasl: { mechanism: scram-sha-512, username: u, password: p }, ssl: true }
+      scrape:
+        interval: 30s
+        targets: [{ broker: 1, url: "http://kafka-1:7071/metrics" }]
+      logs: [{ broker: "1", path: /var/log/kafka/server.log }]
+`)
+    expect(c.listen).toEqual({ host: '0.0.0.0', port: 9500 })
+    expect(c.engine).toEqual({ tickMs: 5000, lagMs: 10_000, enabled: true })
+    expect(c.rules).toEqual(['rules', 'extra.rules'])
+    expect(c.clusters[0].admin).toMatchObject({ brokers: ['kafka-1:9092'], intervalMs: 60_000, ssl: true, sasl: { mechanism: 'scram-sha-512' } })
+    expect(c.clusters[0].scrape).toEqual([{ broker: '1', url: 'http://kafka-1:7071/metrics', intervalMs: 30_000, timeoutMs: 10_000 }])
+    expect(c.clusters[0].logs).toEqual([{ broker: '1', path: '/var/log/kafka/server.log', fromEnd: true, offsetFile: undefined }])
+    expect(JSON.parse(c.botYaml!)).toEqual({ clusters: { prod: { brokers: ['kafka-1:9092'], channel: 'C0123ABCD' } }, rules: ['rules', 'extra.rules'] })
+  })
+
+  it('names every bad key path at once', () => {
+    const bad = `
+live:
+  listen: nowhere
+  engine: { tick: soon }
+  clusters:
+    prod:
+      admin: { brokers: [kafka-1] }
+      scrape: { targets: [{ url: "ftp://x" }], interval: 3GiB }
+      tail: []
+`
+    let err: LiveConfigError | undefined
+    try {
+      parseLiveConfig(bad, 'k.yaml')
+    } catch (e) {
+      err = e as LiveConfigError
+    }
+    expect(err).toBeInstanceOf(LiveConfigError)
+    expect(err!.problems).toEqual([
+      "k.yaml: live.listen: 'nowhere' is not [host:]port",
+      "k.yaml: live.engine.tick: 'soon' is not a duration (e.g. 15s, 500ms, 1m)",
+      'k.yaml: live.clusters.prod.tail: unknown key (known: admin, scrape, logs)',
+      "k.yaml: live.clusters.prod.admin.brokers[0]: 'kafka-1' is not host:port",
+      "k.yaml: live.clusters.prod.scrape.interval: '3GiB' is not a duration (e.g. 15s, 500ms, 1m)",
+      'k.yaml: live.clusters.prod.scrape.targets[0]: expected { broker, url: http://host:port/metrics }',
+    ])
+  })
+})
+
+describe('serve/live-service', () => {
+  let cluster: LabCluster
+  let service: LiveService
+  const store = new MemoryStore()
+
+  beforeAll(async () => {
+    cluster = await startCluster({ brokers: 1, mode: 'zk', heapMb: 256 })
+    const b = cluster.brokers[0]
+    const rules = path.join(dir, 'live.rules')
+    writeFileSync(rules, 'rule source_down\n  severity warning\n  when source.stale\n  then cause "a signal source of broker {broker} stopped answering"\n')
+    const down = await freePort()
+    const config = parseLiveConfig(`
+rules: [${JSON.stringify(rules)}]
+live:
+  listen: 127.0.0.1:0
+  engine: { tick: 300ms, lag: 0s }
+  clusters:
+    lab:
+      admin: { brokers: [${JSON.stringify(cluster.bootstrap)}], interval: 1s }
+      scrape:
+        interval: 1s
+        timeout: 2s
+        targets:
+          - { broker: "${b.id}", url: "http://127.0.0.1:${b.exporterPort}/metrics" }
+          - { broker: "9", url: "http://127.0.0.1:${down}/metrics" }
+      logs:
+        - { broker: "${b.id}", path: ${JSON.stringify(b.serverLog)}, from_end: false }
+`)
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} }
+    service = await startLiveService({ config, store, log: quiet, env: {} })
+  }, 180_000)
+
+  afterAll(async () => {
+    await service?.stop()
+    await cluster?.stop()
+    await store.close()
+  })
+
+  it('answers /healthz with each part: a live broker up, a dead target degraded', { timeout: 60_000 }, async () => {
+    const h = await until(async () => {
+      const { status, body } = await getJson(`${service.url}/healthz`)
+      const ready = body.scrape.every((s) => s.lastAt !== undefined) && body.admin[0].up && body.engine.lastTickAt !== undefined && body.logs[0].signals > 0
+      return ready ? { status, body } : undefined
+    }, 30_000)
+    expect(h.status).toBe(200)
+    expect(h.body.status).toBe('degraded')
+    const [live, dead] = h.body.scrape
+    expect(live).toMatchObject({ broker: '1', up: true, failures: 0 })
+    expect(dead).toMatchObject({ broker: '9', up: false })
+    expect(dead.lastError).toMatch(/ECONNREFUSED/)
+    expect(h.body.admin[0]).toMatchObject({ cluster: 'lab', up: true })
+    expect(h.body.engine).toMatchObject({ enabled: true, rules: 1, ruleErrors: 0 })
+    expect(h.body.bot).toEqual({ running: false, reason: 'no bot settings (clusters) in the config' })
+    expect(h.body.store).toEqual({ ok: true })
+  })
+
+  it('stores what the real broker reports through each adapter', async () => {
+    const signals = await store.query({ cluster: 'lab', broker: '1', from: 0, to: Date.now() + 60_000 })
+    const bySource = (prefix: string) => new Set(signals.filter((s) => s.source.startsWith(prefix)).map((s) => s.name))
+    expect([...bySource('prom:')]).toEqual(expect.arrayContaining(['partitions.under_replicated', 'fd.open', 'fd.max', 'heap.used', 'request_handler.idle', 'network_processor.idle']))
+    expect([...bySource('admin:')]).toEqual(expect.arrayContaining(['partitions.under_replicated', 'partitions.under_min_isr']))
+    expect([...bySource('log:')]).toEqual(expect.arrayContaining(['broker.start']))
+    const facts = await store.facts('lab', '1')
+    expect(facts.find((f) => f.name === 'config.zookeeper_session_timeout_ms')?.value).toBe(18_000)
+    expect(facts.find((f) => f.name === 'process.start')?.value).toBeGreaterThan(Date.now() - 600_000)
+  })
+
+  it('serves its own /metrics: signals by source, parse failures, rule evaluation time, alerts', { timeout: 30_000 }, async () => {
+    const text = await until(async () => {
+      const t = await (await fetch(`${service.url}/metrics`)).text()
+      return sample(t, 'kafka_why_alerts_total', { type: 'firing' }) >= 1 ? t : undefined
+    }, 20_000)
+    const parsed = parseExposition(text)
+    expect(parsed.stats.badLines).toBe(0)
+    for (const source of ['prometheus', 'admin', 'logs']) expect(sample(text, 'kafka_why_signals_total', { source }), source).toBeGreaterThan(0)
+    expect(sample(text, 'kafka_why_scrapes_total', { result: 'failed' })).toBeGreaterThanOrEqual(1)
+    expect(sample(text, 'kafka_why_source_up', { kind: 'admin', target: 'lab' })).toBe(1)
+    expect(sample(text, 'kafka_why_rule_evaluation_seconds_count')).toBeGreaterThan(0)
+    expect(sample(text, 'kafka_why_rule_evaluation_seconds_bucket', { le: '+Inf' })).toBe(sample(text, 'kafka_why_rule_evaluation_seconds_count'))
+    expect(parsed.types.get('kafka_why_parse_failures_total')).toBe('counter')
+    expect(parsed.types.get('kafka_why_log_parse_failures_total')).toBe('counter')
+    // the dead target's source.stale reached the engine and fired the rule for broker 9
+    const alerts = await store.listAlerts()
+    expect(alerts.find((a) => a.ruleId === 'source_down')).toMatchObject({ broker: '9', state: 'firing' })
+  })
+
+  it('answers 404 elsewhere and 405 for writes', async () => {
+    expect((await fetch(`${service.url}/nope`)).status).toBe(404)
+    expect((await fetch(`${service.url}/metrics`, { method: 'POST' })).status).toBe(405)
+  })
+})
+
+describe('serve/cli', () => {
+  it('starts from a config file, answers over HTTP, and stops on SIGTERM', { timeout: 60_000 }, async () => {
+    const port = await freePort()
+    const down = await freePort()
+    const file = path.join(dir, 'kafka-why.yaml')
+    writeFileSync(file, `live:\n  listen: 127.0.0.1:${port}\n  engine: { enabled: false }\n  clusters:\n    c1:\n      scrape:\n        interval: 200ms\n        targets: [{ broker: 1, url: "http://127.0.0.1:${down}/metrics" }]\n`)
+    const child = spawn('node', ['cli/kafka-why.mjs', 'serve', '--config', file], { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (out += d))
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
+    try {
+      const h = await until(async () => {
+        try {
+          const r = await getJson(`http://127.0.0.1:${port}/healthz`)
+          return r.body.scrape[0]?.failures > 0 ? r : undefined
+        } catch {
+          return undefined
+        }
+      }, 30_000)
+      expect(h.body).toMatchObject({ status: 'degraded', engine: { enabled: false }, scrape: [{ broker: '1', up: false }] })
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+      expect(sample(metrics, 'kafka_why_signals_total', { source: 'prometheus' })).toBe(1)
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
+    expect(out).toContain('kafka-why serve: stopping')
+  })
+
+  it.each([
+    [['--config', '/nonexistent/kafka-why.yaml'], /cannot read config '\/nonexistent\/kafka-why.yaml': ENOENT/],
+    [['--bogus'], /Unknown option '--bogus'/],
+  ])('exits 2 on %j', async (args, message) => {
+    const err = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile('node', ['cli/kafka-why.mjs', 'serve', ...args], (e, _o, stderr) => resolve({ code: (e as { code?: number })?.code ?? 0, stderr })),
+    )
+    expect(err.code).toBe(2)
+    expect(err.stderr).toMatch(message)
+  })
+})
