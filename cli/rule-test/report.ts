@@ -10,6 +10,7 @@ export function renderReport(run: RunResult, opts: { cwd?: string; verbose?: boo
   const rel = (f: string) => relative(cwd, f) || f
   const out: string[] = []
   if (run.ruleErrors) out.push('rule files have errors; no test ran:', run.ruleErrors)
+  else if (run.files.length === 0) out.push('no rule-test files found (YAML files with a top-level `tests:`)')
   let passed = 0
   let failed = 0
   for (const f of run.files) {

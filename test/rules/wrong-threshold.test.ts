@@ -49,6 +49,7 @@ describe('cli/commands/test', () => {
     [['--junit'], 2],
     [['--frobnicate'], 2],
     [['rules/tests/no-such-file.yaml'], 1],
+    [['signals'], 1],
   ])('exit code of kafka-why test %j is %i', async (argv, code) => {
     const log = console.log
     const err = console.error
