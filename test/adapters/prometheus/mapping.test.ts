@@ -149,3 +149,22 @@ describe('adapters/prometheus/to-signals', () => {
     expect(c.end().nonFinite).toBe(1)
   })
 })
+
+describe('adapters/prometheus/mapping on a real broker', () => {
+  // Captured from a lab Kafka 3.9.1 broker (ZooKeeper mode, -Xmx320m, lab/kafka-exporter.yaml under
+  // jmx_prometheus_javaagent 1.0.1) with one topic "orders" of two partitions.
+  it('maps the lab broker capture', () => {
+    const signals = convert('kafka-3.9.1-zk-jmx-1.0.1-lab.prom')
+    expect(one(signals, 'partitions.under_replicated').value).toBe(0)
+    expect(one(signals, 'partitions.under_min_isr').value).toBe(0)
+    expect(one(signals, 'partitions.offline').value).toBe(0)
+    expect(one(signals, 'heap.max').value).toBe(320 * 1024 * 1024)
+    const idle = one(signals, 'request_handler.idle').value!
+    expect(idle).toBeGreaterThan(0)
+    expect(idle).toBeLessThanOrEqual(1)
+    expect(signals.filter((s) => s.name === 'log.segments').map((s) => [s.labels, s.value])).toEqual([
+      [{ topic: 'orders', partition: '0' }, 1],
+      [{ topic: 'orders', partition: '1' }, 1],
+    ])
+  })
+})
