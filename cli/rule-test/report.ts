@@ -54,6 +54,6 @@ export function renderReport(run: RunResult, opts: { cwd?: string; verbose?: boo
   }
   const never = cov.filter((c) => c.asserted === 0)
   if (never.length) out.push(`  never exercised: ${never.map((c) => `${c.ruleId} (${rel(c.file)})`).join(', ')}`)
-  out.push(`${failed ? 'FAIL' : 'ok'}: ${passed} passed, ${failed} failed`)
+  out.push(`${failed || !run.ok ? 'FAIL' : 'ok'}: ${passed} passed, ${failed} failed`)
   return out.join('\n')
 }
