@@ -6,6 +6,7 @@
 const TABLE = 1 << 18
 const hash3 = (a: number, b: number, c: number) => ((a & 0x3f) << 12) | ((b & 0x3f) << 6) | (c & 0x3f)
 
+/** A compiled set of literals; build once per matcher set, then call next() over each chunk. */
 export class LiteralScanner {
   private readonly literals: readonly string[]
   private readonly m: number

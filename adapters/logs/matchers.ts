@@ -40,6 +40,7 @@ export function newMatchState(): MatchState {
   return { isr: new Map(), progressLines: 0 }
 }
 
+/** One row of the table: which lines it looks at, how to find them fast, and what signals they mean. */
 export type Matcher = {
   /** Every line this matcher can match contains one of these (the prefilter, and a gate before `re`). */
   literals: readonly string[]
@@ -114,6 +115,7 @@ function once(st: MatchState, key: string, at: number | undefined): boolean {
   return true
 }
 
+/** The table, numbered; rows are tried in order and every matching row contributes its signals. */
 export const MATCHERS: readonly Matcher[] = [
   // 1. ZooKeeper 3.4.x-3.5.x ClientCnxn "Client session timed out, have not heard from server in 7768ms
   //    for sessionid 0x…" (seed 000, zookeeper-3.4.10.jar); 3.6+ writes "for session id 0x…".

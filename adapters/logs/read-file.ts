@@ -9,6 +9,9 @@ import type { LogSourceConfig, ParseStats } from './types.js'
  * one chunk however large the file.
  */
 
+/** Past this many bytes without a newline the bytes are dropped (and counted) up to the next newline. */
+const MAX_LINE_BYTES = 64 * 1024 * 1024
+
 /** Options for reading a file; `chunkBytes` trades memory for fewer calls. */
 export type ReadLogOptions = { chunkBytes?: number; limits?: Partial<ParserLimits> }
 
@@ -30,6 +33,7 @@ export function readLogFile(cfg: LogSourceConfig, file: string, opts: ReadLogOpt
     try {
       let buf = Buffer.allocUnsafe(chunkBytes)
       let held = 0
+      let skipping = false
       for (;;) {
         if (held === buf.length) {
           const bigger = Buffer.allocUnsafe(buf.length * 2)
@@ -48,16 +52,29 @@ export function readLogFile(cfg: LogSourceConfig, file: string, opts: ReadLogOpt
         const cut = buf.lastIndexOf(10, filled - 1) + 1
         if (cut === 0) {
           held = filled
+          if (held >= MAX_LINE_BYTES) {
+            // A "line" this long is not a log line: count it and drop bytes up to its end.
+            parser.stats.unparsed['line-too-long']++
+            parser.stats.bytes += held
+            held = 0
+            skipping = true
+          }
           continue
         }
-        parser.stats.bytes += cut
-        const out = parser.push(buf.toString('utf8', 0, cut))
+        let begin = 0
+        if (skipping) {
+          begin = buf.indexOf(10) + 1
+          parser.stats.bytes += begin
+          skipping = false
+        }
+        parser.stats.bytes += cut - begin
+        const out = parser.push(buf.toString('utf8', begin, cut))
         held = filled - cut
         buf.copy(buf, 0, cut, filled)
         if (out.length) yield out
       }
       parser.stats.bytes += held
-      const tail = parser.push(buf.toString('utf8', 0, held), true)
+      const tail = parser.push(skipping ? '' : buf.toString('utf8', 0, held), true)
       const rest = parser.end()
       if (tail.length || rest.length) yield [...tail, ...rest]
     } finally {

@@ -1,4 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { readLogFile } from '../../../adapters/logs/read-file.js'
 import { parse } from './helpers.js'
 
 // Real lines (seed 000 ZooKeeper timeout, seed 002 ISR shrink) damaged the ways files really get damaged.
@@ -20,6 +24,23 @@ describe('adapters/logs/bad-input', () => {
     const r = parse(`${INFO}\n${huge}\n${ZK}\n`)
     expect(r.signals.map((s) => s.name)).toEqual(['zk.session_timeout'])
     expect(r.stats.unparsed['line-too-long']).toBe(1)
+  })
+
+  it('drops a 65 MiB run of bytes with no newline from a file, counting it, and reads on', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'kafka-why-bad-'))
+    try {
+      const file = path.join(dir, 'server.log')
+      await writeFile(file, Buffer.concat([Buffer.from(`${INFO}\n`), Buffer.alloc(65 * 1024 * 1024, 0x41), Buffer.from(`\n${ZK}\n`)]))
+      const r = readLogFile({ path: 'server.log', cluster: 'c1', format: 'kafka' }, file)
+      const got = []
+      for await (const b of r.batches) got.push(...b)
+      expect(got.map((s) => [s.name, s.value])).toEqual([['zk.session_timeout', 7768]])
+      expect(r.stats.unparsed['line-too-long']).toBe(1)
+      // the dropped bytes never reach the parser: it saw the two real lines only
+      expect(r.stats.lines).toBe(2)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('keeps a signal whose line was cut short (seed 000 shows one) and counts a line whose layout was cut off', () => {
