@@ -13,7 +13,9 @@ export type SlackBot = { app: App; poster: SlackPoster; ctx: BotContext }
 export function createSlackBot(env: BotEnv, ctx: BotContext, opts: { logLevel?: LogLevel } = {}): SlackBot {
   const app = new App({
     token: env.botToken,
-    ...(env.mode === 'socket' ? { socketMode: true, appToken: env.appToken } : { signingSecret: env.signingSecret }),
+    ...(env.mode === 'socket'
+      ? { socketMode: true, appToken: env.appToken, installerOptions: { clientOptions: { slackApiUrl: env.slackApiUrl } } }
+      : { signingSecret: env.signingSecret }),
     logLevel: opts.logLevel ?? LogLevel.WARN,
     // The poster handles 429 itself (per-channel queue, Retry-After); the client must not hide them.
     clientOptions: { slackApiUrl: env.slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } },

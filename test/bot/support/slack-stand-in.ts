@@ -24,6 +24,8 @@ export class SlackStandIn {
   private server?: Server
   private limited = new Map<string, { count: number; retryAfterSec: number }>()
   private seq = 0
+  /** What apps.connections.open answers (the Socket Mode WebSocket URL). */
+  socketUrl = ''
   private waiters: { pred: () => boolean; resolve: () => void }[] = []
   base = ''
 
@@ -124,6 +126,8 @@ export class SlackStandIn {
         const id = `F${++this.seq}`
         return send(200, { ok: true, upload_url: `${this.base}/upload/${id}`, file_id: id })
       }
+      case 'apps.connections.open':
+        return send(200, this.socketUrl ? { ok: true, url: this.socketUrl } : { ok: false, error: 'invalid_auth' })
       case 'files.completeUploadExternal':
         return send(200, { ok: true, files: args.files })
       default:
