@@ -18,6 +18,7 @@ Rules under test are the *.rules files found in the same paths (default rules/);
   --verbose        per-rule coverage table and input notes for passing tests
 Exit codes: 0 all passed, 1 failures, 2 bad usage.`
 
+/** The subcommand: parses flags, runs the tests, prints the report, writes JUnit, returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const paths: string[] = []
   const rules: string[] = []

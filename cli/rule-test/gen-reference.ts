@@ -12,6 +12,7 @@ import { loadRules } from '../load-rules.js'
  * the README's rules section.
  */
 
+/** Markers of the generated block; the command is in the marker so a reader of the raw README finds it. */
 export const BEGIN = '<!-- generated:rules-reference (npx tsx cli/rule-test/gen-reference.ts) -->'
 export const END = '<!-- /generated:rules-reference -->'
 const SECTION_BEGIN = '<!-- section:rules -->'

@@ -30,6 +30,7 @@ export type CaseRun = {
   diagnoses: Diagnosis[]
 }
 
+/** One case's outcome: every assertion with its explanation, and what fired. */
 export type CaseResult = {
   test: RuleTestCase
   ok: boolean

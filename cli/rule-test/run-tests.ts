@@ -11,11 +11,13 @@ import { parseTestFile, type TestFileError } from './test-file.js'
  * gathers per-rule coverage. The command and the vitest suite both call this.
  */
 
+/** One test file's outcome: its load errors, or its cases. */
 export type FileResult = { file: string; errors: TestFileError[]; cases: CaseResult[] }
 
 /** Per rule: asserted to fire (and it did), fired in some case, asserted absent. */
 export type RuleCoverage = { ruleId: string; file: string; asserted: number; fired: number; absent: number }
 
+/** Everything a run produced, for the terminal report, JUnit and the exit code. */
 export type RunResult = {
   files: FileResult[]
   rules: Rule[]
@@ -25,6 +27,7 @@ export type RunResult = {
   ok: boolean
 }
 
+/** What to run: where the tests are, and which rules they test. */
 export type RunOptions = {
   /** Test files and directories (searched for *.yaml / *.yml test files and *.rules files). */
   paths: string[]

@@ -35,6 +35,7 @@ export type AbsentExpectation = { rule?: string; broker?: string; severity?: Sev
 /** An inline series line and where it was written. */
 export type SeriesSpec = { text: string; line: number }
 
+/** One test case: its data (an incident and/or inline series), its window and its assertions. */
 export type RuleTestCase = {
   name: string
   file: string
@@ -53,6 +54,7 @@ export type RuleTestCase = {
   absent: AbsentExpectation[]
 }
 
+/** A loaded test file. */
 export type RuleTestFile = {
   file: string
   /** Rule files/dirs this file is about, resolved against it; undefined = the run's rules. */
