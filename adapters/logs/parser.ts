@@ -9,8 +9,9 @@ import { emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type
  * matcher table, and turn drafts into Signals with time, broker and evidence. Replay and tailing both
  * feed text through one LogParser, so a line means the same thing whichever way it arrives.
  *
- * Speed comes from never looking at most lines: one prefilter regex (the union of the matchers'
- * triggers) runs over the whole chunk; only the records around its hits are read.
+ * Speed comes from never looking at most lines: one prefilter (a literal scanner over the matchers'
+ * trigger literals, or their union as a regex for GC logs) runs over the whole chunk; only the records
+ * around its hits are read.
  */
 
 /** Tuning; the defaults suit Kafka's own logs. */
@@ -106,9 +107,9 @@ export class LogParser {
 
   /** Flushes whatever is pending as complete (end of file, or the tailer's idle timeout). */
   end(): Signal[] {
-    const partial = this.partial
+    this.carry += this.partial
     this.partial = ''
-    return this.push(partial, true)
+    return this.push('', true)
   }
 
   private detect(sample: string[]): void {
