@@ -348,7 +348,7 @@ export const MATCHERS: readonly Matcher[] = [
   },
   // 20. Kafka 0.9-0.10 GroupCoordinator "Preparing to restabilize group g with old generation N"; 1.0-1.1
   //     "Preparing to rebalance group g with old generation N (__consumer_offsets-P)"; 2.0-3.x adds "in state
-  //     S"; 2.4+ appends "(reason: …)".
+  //     S"; 2.4+ appends "(reason: …)"; 3.7-4.x GroupMetadataManager.java (classic groups) keeps the wording.
   {
     literals: ['Preparing to rebalance group', 'Preparing to restabilize group'],
     scope: 'message',
@@ -357,7 +357,7 @@ export const MATCHERS: readonly Matcher[] = [
     build: (m) => ({ name: 'group.rebalance', labels: { group: m[1], generation: m[2] } }),
   },
   // 21. Kafka 0.9-0.10 GroupCoordinator (TRACE) "Member m in group g has failed"; 1.0-3.x (INFO) "…has failed,
-  //     removing it from the group".
+  //     removing it from the group"; 3.7-4.x GroupMetadataManager.java the same with a final ".".
   {
     literals: [' has failed'],
     scope: 'message',
@@ -365,7 +365,8 @@ export const MATCHERS: readonly Matcher[] = [
     re: /Member (\S+) in group (\S+) has failed/,
     build: (m) => ({ name: 'group.member_failed', labels: { group: m[2], member: m[1] } }),
   },
-  // 22. Kafka 0.9-3.x GroupCoordinator "Stabilized group g generation N" (1.0+ adds "(__consumer_offsets-P)").
+  // 22. Kafka 0.9-3.x GroupCoordinator "Stabilized group g generation N" (1.0+ adds "(__consumer_offsets-P)");
+  //     3.7-4.x GroupMetadataManager.java "Stabilized group g generation N with K members.".
   {
     literals: ['Stabilized group'],
     scope: 'message',
@@ -573,7 +574,7 @@ function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
 /** The broker a line names itself (`[KafkaApi-1001]`, `broker=1001`, `on broker 1001:`, `[KafkaServer id=1]`). */
 export function brokerNamedIn(message: string): string | undefined {
   const m =
-    /\[KafkaApi-(\d+)\]|\[GroupCoordinator (\d+)\]|\[Kafka Server (\d+)\]|\bbroker=(\d+)|\[(?:KafkaServer|BrokerServer|Broker|Controller|KafkaRaftServer|BrokerLifecycleManager|QuorumController) (?:id|nodeId)=(\d+)|on broker (\d+):/.exec(
+    /\[KafkaApi-(\d+)\]|\[GroupCoordinator (\d+)\]|\[Kafka Server (\d+)\]|\bbroker=(\d+)|\[(?:KafkaServer|BrokerServer|Broker|Controller|KafkaRaftServer|BrokerLifecycleManager|QuorumController|GroupCoordinator) (?:id|nodeId)=(\d+)|on broker (\d+):/.exec(
       message,
     )
   if (!m) return undefined

@@ -130,6 +130,17 @@ const kafkaRows: Row[] = [
     '[2018-03-24 13:43:01,447] INFO [GroupCoordinator 1001]: Stabilized group connect-VOICE_1_SINK_CONN generation 26 (__consumer_offsets-18) (kafka.coordinator.group.GroupCoordinator)',
     [{ name: 'group.stable', broker: '1001', labels: { group: 'connect-VOICE_1_SINK_CONN', generation: '26' } }],
   ],
+  [
+    'Kafka 4.x GroupMetadataManager.java (classic group) rebalance, member failure and stabilisation',
+    '[2025-03-01 10:00:00,000] INFO [GroupCoordinator id=1 topic=__consumer_offsets partition=18] Preparing to rebalance group churner in state PreparingRebalance with old generation 41 (reason: Adding new member consumer-1-9b2c with group instance id null). (org.apache.kafka.coordinator.group.GroupMetadataManager)\n' +
+      '[2025-03-01 10:00:45,000] INFO [GroupCoordinator id=1 topic=__consumer_offsets partition=18] Member consumer-1-9b2c in group churner has failed, removing it from the group. (org.apache.kafka.coordinator.group.GroupMetadataManager)\n' +
+      '[2025-03-01 10:00:48,000] INFO [GroupCoordinator id=1 topic=__consumer_offsets partition=18] Stabilized group churner generation 43 with 1 members. (org.apache.kafka.coordinator.group.GroupMetadataManager)',
+    [
+      { name: 'group.rebalance', broker: '1', labels: { group: 'churner', generation: '41' } },
+      { name: 'group.member_failed', broker: '1', labels: { group: 'churner', member: 'consumer-1-9b2c' } },
+      { name: 'group.stable', broker: '1', labels: { group: 'churner', generation: '43' } },
+    ],
+  ],
   ['Kafka 1.0-3.x KafkaServer "[KafkaServer id=N] started"', '[2020-01-01 10:00:00,000] INFO [KafkaServer id=1001] started (kafka.server.KafkaServer)', [{ name: 'broker.start', broker: '1001' }]],
   ['Kafka 0.10.2.1 KafkaServer "[Kafka Server N], started"', '[2019-07-29 10:00:00,000] INFO [Kafka Server 3], started (kafka.server.KafkaServer)', [{ name: 'broker.start', broker: '3' }]],
   ['Kafka 2.8-4.x KafkaRaftServer "Kafka Server started"', '[2024-05-01 10:00:00,000] INFO Kafka Server started (kafka.server.KafkaRaftServer)', [{ name: 'broker.start' }]],
