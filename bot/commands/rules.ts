@@ -1,4 +1,4 @@
-import type { Cond, Rule } from '../../dsl/ast.js'
+import type { Cond } from '../../dsl/ast.js'
 import { lookupSignal } from '../../signals/catalogue.js'
 import type { BotContext } from '../context.js'
 import type { BotMessage, MessagePart } from '../message.js'
@@ -64,4 +64,3 @@ export function signalsOf(cond: Cond): string[] {
   }
 }
 
-export type { Rule }
