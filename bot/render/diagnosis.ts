@@ -87,6 +87,10 @@ export function renderCause(c: Cause, rank: number, opts: DiagnosisRenderOptions
   if (c.explainsRules.length) notes.push(`Also explains: ${c.explainsRules.map((r) => `\`${escapeMrkdwn(r)}\``).join(', ')}`)
   if (c.explainedBy?.length) notes.push(`A consequence of ${c.explainedBy.map((r) => `\`${escapeMrkdwn(r)}\``).join(', ')}`)
   if (c.matches !== undefined && c.matches > 1) notes.push(`matched ${c.matches} times; the timeline shows the latest`)
+  if (c.scoreParts) {
+    const p = c.scoreParts
+    notes.push(`rank score ${Math.round(c.score)} = severity ${p.severity} + corroboration ${p.corroboration} + recency ${Math.round(p.recency)}${p.explains ? ` + explains ${Math.round(p.explains)}` : ''}`)
+  }
   if (c.consequencesOmitted) notes.push(`${c.consequencesOmitted} more consequence line${c.consequencesOmitted === 1 ? '' : 's'} left out`)
   if (notes.length) parts.push({ kind: 'context', text: notes.join(' · ') })
   parts.push({ kind: 'actions', elements: causeButtons(c) })
