@@ -133,11 +133,13 @@ function addConsequences(cause: Cause, rule: Rule, data: EvalData, window: EvalW
   let omitted = 0
   for (const { signal } of rule.explains) {
     // A consequence follows its cause: nothing before the cause's first evidence counts.
-    const list = (data.series.get(signal) ?? []).filter((s) => s.at >= Math.max(window.from, cause.firstAt) && s.at <= window.to)
-    if (!list.length) continue
+    const series = data.series.get(signal) ?? []
+    const lo = firstAtOrAfter(series, Math.max(window.from, cause.firstAt))
+    const hi = firstAtOrAfter(series, window.to + 1)
+    if (hi <= lo) continue
     if (!own.has(signal)) present++
-    const nearest = nearestTo(list, cause.matchedAt, CONSEQUENCES_PER_SIGNAL)
-    omitted += list.length - nearest.length
+    const nearest = nearestTo(series, lo, hi, cause.matchedAt, CONSEQUENCES_PER_SIGNAL)
+    omitted += hi - lo - nearest.length
     picked.push(...nearest.map((s) => toEvidence(s, true)))
   }
   picked.sort((a, b) => Math.abs(a.at - cause.matchedAt) - Math.abs(b.at - cause.matchedAt))
@@ -147,8 +149,28 @@ function addConsequences(cause: Cause, rule: Rule, data: EvalData, window: EvalW
   if (omitted) cause.consequencesOmitted = omitted
 }
 
-function nearestTo(list: readonly Signal[], t: number, n: number): Signal[] {
-  return [...list].sort((a, b) => Math.abs(a.at - t) - Math.abs(b.at - t)).slice(0, n)
+/** Index of the first signal at or after t in a time-sorted list (binary search). */
+function firstAtOrAfter(list: readonly Signal[], t: number): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list[mid].at < t) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** The n signals of list[lo, hi) nearest to t, walking outwards from t: O(log size + n). */
+function nearestTo(list: readonly Signal[], lo: number, hi: number, t: number, n: number): Signal[] {
+  let right = Math.min(Math.max(firstAtOrAfter(list, t), lo), hi)
+  let left = right - 1
+  const out: Signal[] = []
+  while (out.length < n && (left >= lo || right < hi)) {
+    if (right >= hi || (left >= lo && t - list[left].at <= list[right].at - t)) out.push(list[left--])
+    else out.push(list[right++])
+  }
+  return out
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { AggregateCond, AggregateFn } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
-import { labelKey } from './eval-data.js'
 import { atomFilter, compareValue, moreTelling } from './filter.js'
 import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
 import { signalDimension, signalKind } from './signal-kind.js'
@@ -21,15 +20,21 @@ export function evaluateAggregate(cond: AggregateCond, data: EvalData, window: E
   const counter = signalKind(name) !== 'event' && raw.some((s) => s.value !== undefined)
   const needsValue = cond.fn === 'max' || cond.fn === 'min' || cond.fn === 'avg' || cond.fn === 'sum' || cond.fn === 'trend' || counter
   const groups = new Map<string, { labels: Record<string, string>; events: Signal[] }>()
-  if (cond.by.length === 0) groups.set('', { labels: {}, events: [] })
+  const by = cond.by
+  const single = by.length === 0 ? { labels: {}, events: [] as Signal[] } : undefined
+  if (single) groups.set('', single)
   for (const s of raw) {
     if (s.at > window.to) break
     if (!keep(s)) continue
     if (needsValue && !Number.isFinite(s.value)) continue
-    const labels = Object.fromEntries(cond.by.map((b) => [b, s.labels?.[b] ?? '']))
-    const key = labelKey(labels)
+    if (single) {
+      single.events.push(s)
+      continue
+    }
+    // The key is built without allocating a label object per event: this loop sees every event.
+    const key = by.length === 1 ? (s.labels?.[by[0]] ?? '') : by.map((b) => s.labels?.[b] ?? '').join('\u0000')
     let g = groups.get(key)
-    if (!g) groups.set(key, (g = { labels, events: [] }))
+    if (!g) groups.set(key, (g = { labels: Object.fromEntries(by.map((b) => [b, s.labels?.[b] ?? ''])), events: [] }))
     g.events.push(s)
   }
   const out: Match[] = []
@@ -64,28 +69,37 @@ function slide(
   const n = events.length
   const t0 = n ? events[0].at : 0
   const y0 = n ? (events[0].value ?? 0) : 0
-  // Prefix sums: P[i] is the sum over events[0..i).
-  const sum = new Float64Array(n + 1)
-  const sx = new Float64Array(n + 1)
-  const sy = new Float64Array(n + 1)
-  const sxy = new Float64Array(n + 1)
-  const sxx = new Float64Array(n + 1)
+  // Prefix sums: P[i] is the sum over events[0..i); only those the function reads are filled.
+  const fn = cond.fn
+  const wantSum = fn === 'sum' || fn === 'avg'
+  const wantTrend = fn === 'trend'
+  const wantInc = counter && (fn === 'rate' || fn === 'increase')
+  const sized = (on: boolean) => new Float64Array(on ? n + 1 : 1)
+  const sum = sized(wantSum)
+  const sx = sized(wantTrend)
+  const sy = sized(wantTrend)
+  const sxy = sized(wantTrend)
+  const sxx = sized(wantTrend)
   // inc[i]: counter increase from events[0] to events[i], a drop counting as a reset.
-  const inc = new Float64Array(Math.max(n, 1))
-  for (let i = 0; i < n; i++) {
+  const inc = sized(wantInc)
+  for (let i = 0; i < n && (wantSum || wantTrend || wantInc); i++) {
     const v = events[i].value ?? 0
-    const x = (events[i].at - t0) / 1000
-    const y = v - y0
-    sum[i + 1] = sum[i] + v
-    sx[i + 1] = sx[i] + x
-    sy[i + 1] = sy[i] + y
-    sxy[i + 1] = sxy[i] + x * y
-    sxx[i + 1] = sxx[i] + x * x
-    if (i > 0) {
+    if (wantSum) sum[i + 1] = sum[i] + v
+    if (wantTrend) {
+      const x = (events[i].at - t0) / 1000
+      const y = v - y0
+      sx[i + 1] = sx[i] + x
+      sy[i + 1] = sy[i] + y
+      sxy[i + 1] = sxy[i] + x * y
+      sxx[i + 1] = sxx[i] + x * x
+    }
+    if (wantInc && i > 0) {
       const prev = events[i - 1].value ?? 0
       inc[i] = inc[i - 1] + (v >= prev ? v - prev : v)
     }
   }
+  const wantMax = fn === 'max'
+  const wantMin = fn === 'min'
   const points = evaluationPoints(events, w, window)
   const maxDeque: number[] = []
   const minDeque: number[] = []
@@ -102,10 +116,14 @@ function slide(
   for (const p of points) {
     while (hi < n && events[hi].at <= p) {
       const v = events[hi].value ?? 0
-      while (maxDeque.length > maxHead && (events[maxDeque[maxDeque.length - 1]].value ?? 0) <= v) maxDeque.pop()
-      maxDeque.push(hi)
-      while (minDeque.length > minHead && (events[minDeque[minDeque.length - 1]].value ?? 0) >= v) minDeque.pop()
-      minDeque.push(hi)
+      if (wantMax) {
+        while (maxDeque.length > maxHead && (events[maxDeque[maxDeque.length - 1]].value ?? 0) <= v) maxDeque.pop()
+        maxDeque.push(hi)
+      }
+      if (wantMin) {
+        while (minDeque.length > minHead && (events[minDeque[minDeque.length - 1]].value ?? 0) >= v) minDeque.pop()
+        minDeque.push(hi)
+      }
       hi++
     }
     while (lo < hi && events[lo].at < p - w) lo++

@@ -26,6 +26,9 @@ export function evaluateStream(cond: StreamCond, data: EvalData, window: EvalWin
   return out
 }
 
+/** Shared by every point match: group labels only come from `by`, and matches are never mutated. */
+const NO_LABELS: Record<string, string> = Object.freeze({}) as Record<string, string>
+
 /** A match resting on one signal. */
 export function pointMatch(s: Signal): Match {
   return {
@@ -34,7 +37,7 @@ export function pointMatch(s: Signal): Match {
     lastAt: s.at,
     evidence: [s],
     evidenceTotal: 1,
-    labels: {},
+    labels: NO_LABELS,
     values: valueOf(s),
   }
 }

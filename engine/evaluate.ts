@@ -1,4 +1,5 @@
-import type { Cond, Rule } from '../dsl/ast.js'
+import type { Cond, Rule, StreamCond } from '../dsl/ast.js'
+import { describeAtom, describeCond } from './describe-cond.js'
 import { combineMatches, labelsCompatible } from './combine.js'
 import { labelKey } from './eval-data.js'
 import { evaluateAggregate } from './evaluate-aggregate.js'
@@ -32,14 +33,11 @@ export function evaluateCond(cond: Cond, data: EvalData, window: EvalWindow): Ma
     case 'group':
       return evaluateCond(cond.inner, data, window)
     case 'stream':
-      return inWindow(evaluateStream(cond, data, window), window)
+      return inWindow(streamOf(cond, data, window), window)
     case 'temporal':
-      return inWindow(
-        evaluateTemporal(cond, evaluateStream(cond.left, data, window), evaluateStream(cond.right, data, window)),
-        window,
-      )
+      return inWindow(evaluateTemporal(cond, streamOf(cond.left, data, window), streamOf(cond.right, data, window)), window)
     case 'aggregate':
-      return inWindow(evaluateAggregate(cond, data, window), window)
+      return memoised(data, window, `agg\u0000${cond.compare.value.value}\u0000${describeCond(cond)}`, () => inWindow(evaluateAggregate(cond, data, window), window))
     case 'not':
       return evaluateCond(cond.operand, data, window).length === 0
         ? [{ at: window.to, firstAt: window.from, lastAt: window.to, evidence: [], evidenceTotal: 0, labels: {}, values: {} }]
@@ -57,6 +55,27 @@ export function evaluateCond(cond: Cond, data: EvalData, window: EvalWindow): Ma
       return (joined ?? []).sort((a, b) => a.at - b.at)
     }
   }
+}
+
+const streams = new WeakMap<EvalData, Map<string, Match[]>>()
+
+/**
+ * Stream conditions recur across a rule pack (`zk.session_timeout` in every session rule), so each
+ * distinct one is evaluated once per data set and window. Matches are never mutated after creation,
+ * which is what makes sharing them safe.
+ */
+export function streamOf(cond: StreamCond, data: EvalData, window: EvalWindow): Match[] {
+  const key = ['stream', cond.forMs ?? '', cond.compare?.op ?? '', cond.compare?.value.value ?? '', describeAtom(cond.atom)].join('\u0000')
+  return memoised(data, window, key, () => evaluateStream(cond, data, window))
+}
+
+function memoised(data: EvalData, window: EvalWindow, key: string, compute: () => Match[]): Match[] {
+  let memo = streams.get(data)
+  if (!memo) streams.set(data, (memo = new Map()))
+  const full = `${window.from}\u0000${window.to}\u0000${window.now}\u0000${key}`
+  let matches = memo.get(full)
+  if (!matches) memo.set(full, (matches = compute()))
+  return matches
 }
 
 function inWindow(matches: Match[], window: EvalWindow): Match[] {

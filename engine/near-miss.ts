@@ -3,9 +3,8 @@ import type { Signal } from '../signals/signal.js'
 import { formatValue } from '../signals/units.js'
 import { describeCond, describeStream, formatMs } from './describe-cond.js'
 import type { NearMiss } from './diagnosis.js'
-import { evaluateCond } from './evaluate.js'
+import { evaluateCond, streamOf } from './evaluate.js'
 import { evaluateAggregate } from './evaluate-aggregate.js'
-import { evaluateStream } from './evaluate-stream.js'
 import { timeOfDay, toEvidence } from './evidence.js'
 import { atomFilter, moreTelling } from './filter.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
@@ -55,8 +54,8 @@ function partialOf(cond: Cond, data: EvalData, window: EvalWindow): Partial | un
 
 function partialTemporal(cond: TemporalCond, data: EvalData, window: EvalWindow): Partial | undefined {
   const inWindow = (ms: Match[]) => ms.filter((m) => m.at >= window.from && m.at <= window.to)
-  const left = inWindow(evaluateStream(cond.left, data, window))
-  const right = inWindow(evaluateStream(cond.right, data, window))
+  const left = inWindow(streamOf(cond.left, data, window))
+  const right = inWindow(streamOf(cond.right, data, window))
   const relation = cond.op === 'within' ? `within ${cond.windowText}` : `${cond.op} it within ${cond.windowText}`
   if (left.length && right.length) {
     const [l, r] = closestPair(left, right)
