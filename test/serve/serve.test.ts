@@ -9,6 +9,7 @@ import { parseExposition } from '../../adapters/prometheus/exposition.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import { startCluster, type LabCluster } from '../../lab/cluster.js'
 import { freePort } from '../adapters/prometheus/jmx-jvm.js'
+import { SlackStandIn } from '../bot/support/slack-stand-in.js'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-why-serve-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -178,6 +179,42 @@ live:
   it('answers 404 elsewhere and 405 for writes', async () => {
     expect((await fetch(`${service.url}/nope`)).status).toBe(404)
     expect((await fetch(`${service.url}/metrics`, { method: 'POST' })).status).toBe(405)
+  })
+})
+
+describe('serve/live-service with the bot', () => {
+  it('starts the Slack bot from the same file and posts the engine\'s alerts to the cluster channel', { timeout: 60_000 }, async () => {
+    const slack = await new SlackStandIn().start()
+    const rules = path.join(dir, 'bot-live.rules')
+    writeFileSync(rules, 'rule source_down\n  severity warning\n  when source.stale\n  then cause "a signal source of broker {broker} stopped answering"\n')
+    const down = await freePort()
+    const config = parseLiveConfig(`
+clusters:
+  lab: { brokers: ["127.0.0.1:${down}"], channel: C0LAB }
+digest: { enabled: false }
+rules: [${JSON.stringify(rules)}]
+live:
+  listen: 127.0.0.1:0
+  engine: { tick: 300ms, lag: 0s }
+  clusters:
+    lab:
+      scrape: { interval: 1s, targets: [{ broker: 4, url: "http://127.0.0.1:${down}/metrics" }] }
+`)
+    const store = new MemoryStore()
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} }
+    const env = { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'serve-secret', PORT: '0', HOST: '127.0.0.1', SLACK_API_URL: slack.apiUrl }
+    const service = await startLiveService({ config, store, log: quiet, env })
+    try {
+      expect(service.health().bot).toEqual({ running: true })
+      await slack.waitFor(() => slack.ok('chat.postMessage').length > 0, 20_000)
+      const post = slack.ok('chat.postMessage')[0].args
+      expect(post.channel).toBe('C0LAB')
+      expect(post.text).toMatch(/^Firing: a signal source of broker 4 stopped answering/)
+    } finally {
+      await service.stop()
+      await store.close()
+      await slack.stop()
+    }
   })
 })
 
