@@ -10,6 +10,7 @@ import { SlackPoster } from './slack/slack-poster.js'
  */
 export type SlackBot = { app: App; poster: SlackPoster; ctx: BotContext }
 
+/** Builds the Bolt app around a context; the caller starts it (HTTP port or Socket Mode). */
 export function createSlackBot(env: BotEnv, ctx: BotContext, opts: { logLevel?: LogLevel } = {}): SlackBot {
   const app = new App({
     token: env.botToken,

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml'
  * so a typo stops the process with the key path named, instead of surfacing at 09:00 in the digest.
  */
 
+/** One Kafka cluster the bot speaks for. */
 export type ClusterConfig = {
   name: string
   /** Bootstrap brokers for the admin client ("kafka-1:9092"). */
@@ -16,6 +17,7 @@ export type ClusterConfig = {
   channel: string
 }
 
+/** The validated YAML settings. */
 export type BotConfig = {
   clusters: ClusterConfig[]
   /** IANA time zone for the digest schedule and for times shown to people. */
@@ -30,6 +32,7 @@ export type BotConfig = {
   rules: string[]
 }
 
+/** The validated environment: secrets and endpoints. */
 export type BotEnv = {
   mode: 'http' | 'socket'
   botToken: string

@@ -13,7 +13,9 @@ import { diagnose } from '../engine/diagnose.js'
  * never on how those modules are laid out.
  */
 
+/** The broker and window to diagnose; `now` is supplied, never read. */
 export type DiagnoseOptions = { cluster: string; broker: string; from: number; to: number; now: number }
+/** The diagnose signature handlers depend on (tests may pass a failing one). */
 export type DiagnoseFn = (rules: Rule[], store: Store, opts: DiagnoseOptions) => Promise<Diagnosis>
 
 /** Loaded rules plus their source text, for `/kafka explain`. */

@@ -15,6 +15,7 @@ export type ActionId =
   | 'kafka_config_approve'
   | 'kafka_config_cancel'
 
+/** A button; its value travels to the action handler and is re-validated there. */
 export type Button = {
   kind: 'button'
   label: string
@@ -25,8 +26,10 @@ export type Button = {
   confirm?: { title: string; text: string; yes: string; no: string }
 }
 
+/** A menu (the "why another broker" picker). */
 export type Select = { kind: 'select'; placeholder: string; action: ActionId; options: { label: string; value: string }[] }
 
+/** The building blocks every renderer knows. */
 export type MessagePart =
   | { kind: 'header'; text: string }
   | { kind: 'section'; text: string; fields?: string[] }
@@ -34,6 +37,7 @@ export type MessagePart =
   | { kind: 'divider' }
   | { kind: 'actions'; elements: (Button | Select)[] }
 
+/** A whole reply or post, before any platform sees it. */
 export type BotMessage = {
   /** Plain-text fallback for notifications and clients that cannot show blocks. */
   text: string

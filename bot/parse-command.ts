@@ -6,10 +6,13 @@ import { UserError } from './errors.js'
  * clear reply and never reach the admin client, a log or a shell.
  */
 
+/** What `describe` can look at. */
 export type TargetKind = 'topic' | 'group' | 'broker'
 
+/** A requested configuration change, already validated for shape. */
 export type ConfigChange = { op: 'set'; key: string; value: string } | { op: 'reset'; key: string }
 
+/** A parsed command; handlers receive exactly the fields they need. */
 export type Command =
   | { verb: 'help'; topic?: string }
   | { verb: 'why'; cluster?: string; broker: string; sinceMs?: number }
@@ -21,6 +24,7 @@ export type Command =
   | { verb: 'config'; kind: 'topic' | 'broker'; cluster?: string; name: string; change?: ConfigChange }
   | { verb: 'silence'; matcher: string; durationMs: number }
 
+/** The command names, for usage lines and did-you-mean. */
 export type Verb = Command['verb']
 
 /** One usage line per verb; help and every usage error quote these. */

@@ -27,6 +27,7 @@ export type RunningBot = {
   stop(): Promise<void>
 }
 
+/** Starts everything `serve` needs from the bot; throws ConfigError before listening when settings are bad. */
 export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: { store?: Store; log?: BotContext['log'] } = {}): Promise<RunningBot> {
   const { env: botEnv, config } = await loadBotSettings(env)
   const store = opts.store ?? openStore(env)

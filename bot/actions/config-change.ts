@@ -13,6 +13,7 @@ import type { AuditRecord } from '../../engine/store/store.js'
  * if it moved since the prompt, and every step leaves an audit record.
  */
 
+/** Who pressed a button and where: permissions are checked against the clicker, not the requester. */
 export type Clicker = { user: string; channel: string }
 
 /** Reads a button's pending change, refusing anything that is not one. */

@@ -13,6 +13,7 @@ import { messageArgs, type SlackPoster } from '../slack/slack-poster.js'
 
 export type { AlertEvent }
 
+/** What sending alert notices needs. */
 export type NotifyDeps = { store: Store; poster: SlackPoster; config: BotConfig; now: () => number }
 
 /** Queues one Slack action per event, in order per channel; resolves when all have been sent. */

@@ -27,6 +27,7 @@ export type PendingChange = {
   confirmedBy?: string
 }
 
+/** Shows configuration, or prepares a change for Confirm. */
 export async function config(
   ctx: BotContext,
   req: CommandRequest,

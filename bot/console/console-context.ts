@@ -19,8 +19,10 @@ export const DEFAULT_INCIDENT = fileURLToPath(new URL('../../test/incidents/seed
 
 /** The user and channel the console speaks as; list them under `allowed` to try changing commands. */
 export const CONSOLE_USER = 'UCONSOLE'
+/** The channel the console speaks in. */
 export const CONSOLE_CHANNEL = 'CCONSOLE'
 
+/** How the console session is set up. */
 export type ConsoleOptions = {
   /** Incident directory to load; null for none (use what the store already holds). */
   replay: string | null
@@ -32,6 +34,7 @@ export type ConsoleOptions = {
   log?: BotContext['log']
 }
 
+/** An open console session; close() releases the store and admin clients. */
 export type ConsoleSession = { ctx: BotContext; store: Store; loaded?: { accepted: number; rejected: number }; close(): Promise<void> }
 
 /** Builds the context; the caller closes it. */

@@ -8,6 +8,7 @@ import type { ChartPanel, ChartPoint } from './chart.js'
  * tested without cron, Slack or a clock. Rendering and posting happen elsewhere.
  */
 
+/** One broker's day in the numbers an SRE checks first. */
 export type BrokerHealth = {
   broker: string
   /** Minutes during which the broker reported at least one under-replicated partition. */
@@ -23,12 +24,16 @@ export type BrokerHealth = {
   restarts: number
 }
 
+/** A consumer group's rebalances: churn here is how a Selector leak was triggered (seed 003). */
 export type GroupChurn = { group: string; rebalances: number; memberFailures: number; brokers: string[] }
 
+/** A configuration value worth a second look, with why it matters. */
 export type ConfigSmell = { broker?: string; topic?: string; key: string; value: string; why: string }
 
+/** A cause diagnosed during the day, counted across `why` calls and alerts. */
 export type TopDiagnosis = { ruleId: string; cause: string; severity: string; count: number; brokers: string[]; lastAt: number }
 
+/** Everything the digest shows, as data; rendered by bot/render/digest.ts. */
 export type DigestReport = {
   cluster: string
   from: number
@@ -42,6 +47,7 @@ export type DigestReport = {
   signalsSeen: number
 }
 
+/** The digest's scope; time is passed in so the job never reads the clock. */
 export type DigestWindow = { cluster: string; from: number; to: number; now: number }
 
 const DIGEST_SIGNALS = [

@@ -8,8 +8,11 @@ import { encodePng } from './png.js'
  * reads on its own when forwarded out of Slack.
  */
 
+/** One sample of a chart series. */
 export type ChartPoint = { at: number; value: number }
+/** One line of a panel (one broker). */
 export type ChartSeries = { name: string; points: ChartPoint[] }
+/** One stacked panel: a signal's series for every broker, on one axis with its unit. */
 export type ChartPanel = { title: string; dimension: Dimension; series: ChartSeries[] }
 
 /** Broker line colours, in legend order; chosen to stay distinct for common colour blindness. */
@@ -81,6 +84,7 @@ function textWidth(s: string, scale = 2): number {
   return s.length * 4 * scale
 }
 
+/** The time axis and size; tick labels come from the caller so the time zone stays at the edge. */
 export type ChartOptions = { from: number; to: number; width?: number; panelHeight?: number; formatTick: (ms: number) => string }
 
 /** Draws the panels and returns PNG bytes. */

@@ -10,11 +10,13 @@ import type { SlackPoster } from '../slack/slack-poster.js'
  * exactly one posts each cluster's digest each day.
  */
 
+/** What a replica needs to post digests. */
 export type DigestJobDeps = { ctx: BotContext; poster: SlackPoster; /** This replica's id. */ owner: string }
 
 /** Long enough that a late replica on the same day finds the lock still held. */
 export const DIGEST_LOCK_TTL_MS = 20 * 3_600_000
 
+/** What one replica did for one cluster, for logs and tests. */
 export type DigestRun = { cluster: string; posted: boolean; reason?: string }
 
 /** Posts every cluster's digest this replica wins the lock for. */

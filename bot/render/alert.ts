@@ -10,6 +10,7 @@ import { formatDuration, formatTime } from './time.js'
  * reply for each update and a resolved notice, so a channel sees one thread instead of a flood.
  */
 
+/** Presentation choices for alert messages. */
 export type AlertRenderOptions = { timeZone: string; maxEvidence?: number }
 
 function where(alert: AlertRecord): string {

@@ -7,7 +7,9 @@ import { SLACK_LIMITS as L } from './slack-limits.js'
  * invalid_blocks at the worst moment.
  */
 
+/** A Block Kit block as Slack's JSON. */
 export type Block = Record<string, unknown>
+/** What chat.postMessage, chat.update and response_url take: fallback text and blocks. */
 export type SlackPayload = { text: string; blocks: Block[] }
 
 /** Renders a message, truncating to Slack's limits and saying so inside the message. */

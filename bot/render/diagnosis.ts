@@ -8,6 +8,7 @@ import { formatTime, formatWindow } from './time.js'
  * on-call engineer sees in a terminal is what the channel sees.
  */
 
+/** Presentation choices that are not part of the diagnosis itself. */
 export type DiagnosisRenderOptions = {
   timeZone: string
   /** Other brokers of the cluster, offered as "why another broker". */

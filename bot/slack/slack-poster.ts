@@ -10,6 +10,7 @@ import { toBlockKit } from '../render/block-kit.js'
 /** One Web API call; with Bolt this is `client.apiCall` on a WebClient with rejectRateLimitedCalls. */
 export type SlackCall = (method: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>
 
+/** Injection points for tests and the retry budget for transport failures. */
 export type PosterOptions = {
   /** Waits; injectable so tests can count waits without sleeping. */
   sleep?: (ms: number) => Promise<void>
@@ -23,6 +24,7 @@ export type PosterOptions = {
 const RATE_LIMITED = 'slack_webapi_rate_limited_error'
 const TRANSPORT = new Set(['slack_webapi_request_error', 'slack_webapi_http_error'])
 
+/** Per-channel FIFO queues over the Web API, retrying through 429s. */
 export class SlackPoster {
   private readonly queues = new Map<string, Promise<unknown>>()
   private readonly sleep: (ms: number) => Promise<void>
