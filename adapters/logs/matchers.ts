@@ -447,6 +447,34 @@ export const MATCHERS: readonly Matcher[] = [
       return id ? { name: 'controller.change', labels: { controller: id } } : { name: 'controller.change' }
     },
   },
+  // 34. Kafka 1.x-4.x ReplicaManager "Error processing append operation on partition t-p" with the stack's
+  //     "NotEnoughReplicasException: The size of the current ISR Set(1) is insufficient to satisfy the min.isr
+  //     requirement of 2 for partition t-p" (Partition.scala 2.8 prints the ISR as Set(…), 3.x as a list).
+  {
+    literals: ['NotEnoughReplicasException', 'NotEnoughReplicasAfterAppendException'],
+    scope: 'record',
+    formats: KAFKA,
+    re: /NotEnoughReplicas(?:AfterAppend)?Exception\b.*?(?:for partition (\S+?)\.?$|$)/,
+    build: (m, r) => {
+      const name = m[1] ?? /on partition (\S+)/.exec(r.header.message)?.[1]
+      const p = name ? splitTopicPartition(name) : undefined
+      return p ? { name: 'produce.not_enough_replicas', labels: p } : { name: 'produce.not_enough_replicas' }
+    },
+  },
+  // 35. Kafka 1.0-1.x AbstractFetcherThread "Error for partition t-p to broker N:…"; 2.x-4.x "Error for
+  //     partition t-p at offset O", under the "[ReplicaFetcher replicaId=R, leaderId=L, fetcherId=F]" prefix.
+  {
+    literals: ['Error for partition '],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Error for partition (\S+) (?:at offset \d+|to broker (\d+))/,
+    build: (m, r) => {
+      const p = splitTopicPartition(m[1])
+      const leader = m[2] ?? /leaderId=(\d+)/.exec(r.header.message)?.[1]
+      if (!p) return undefined
+      return { name: 'replica.fetch_error', labels: leader ? { ...p, leader } : p }
+    },
+  },
   // 28. JDK 8 -XX:+PrintGCApplicationStoppedTime and JDK 9-12 -Xlog:safepoint (runtimeService.cpp)
   //     "Total time for which application threads were stopped: 3.3021375 seconds, Stopping threads took:
   //     3.3018193 seconds" (seed 000, OpenJDK 1.8.0_181).
@@ -574,7 +602,7 @@ function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
 /** The broker a line names itself (`[KafkaApi-1001]`, `broker=1001`, `on broker 1001:`, `[KafkaServer id=1]`). */
 export function brokerNamedIn(message: string): string | undefined {
   const m =
-    /\[KafkaApi-(\d+)\]|\[GroupCoordinator (\d+)\]|\[Kafka Server (\d+)\]|\bbroker=(\d+)|\[(?:KafkaServer|BrokerServer|Broker|Controller|KafkaRaftServer|BrokerLifecycleManager|QuorumController|GroupCoordinator) (?:id|nodeId)=(\d+)|on broker (\d+):/.exec(
+    /\[KafkaApi-(\d+)\]|\[GroupCoordinator (\d+)\]|\[Kafka Server (\d+)\]|\bbroker=(\d+)|\[(?:KafkaServer|BrokerServer|Broker|Controller|KafkaRaftServer|BrokerLifecycleManager|QuorumController|GroupCoordinator) (?:id|nodeId)=(\d+)|on broker (\d+):|\[ReplicaFetcher replicaId=(\d+)/.exec(
       message,
     )
   if (!m) return undefined

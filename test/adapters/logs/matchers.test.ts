@@ -141,6 +141,18 @@ const kafkaRows: Row[] = [
       { name: 'group.stable', broker: '1', labels: { group: 'churner', generation: '43' } },
     ],
   ],
+  [
+    'Kafka 2.8 ReplicaManager append error with Partition.scala NotEnoughReplicasException',
+    '[2021-05-01 10:00:00,000] ERROR [ReplicaManager broker=1] Error processing append operation on partition orders-3 (kafka.server.ReplicaManager)\n' +
+      'org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set(1) is insufficient to satisfy the min.isr requirement of 2 for partition orders-3\n' +
+      '\tat kafka.cluster.Partition.appendRecordsToLeader(Partition.scala:1064)',
+    [{ name: 'produce.not_enough_replicas', broker: '1', labels: { topic: 'orders', partition: '3' } }],
+  ],
+  [
+    'Kafka 2.8 AbstractFetcherThread "Error for partition t-p at offset O" under the ReplicaFetcher prefix',
+    '[2021-05-01 10:00:00,000] ERROR [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error for partition orders-3 at offset 120 (kafka.server.ReplicaFetcherThread)',
+    [{ name: 'replica.fetch_error', broker: '1', labels: { topic: 'orders', partition: '3', leader: '2' } }],
+  ],
   ['Kafka 1.0-3.x KafkaServer "[KafkaServer id=N] started"', '[2020-01-01 10:00:00,000] INFO [KafkaServer id=1001] started (kafka.server.KafkaServer)', [{ name: 'broker.start', broker: '1001' }]],
   ['Kafka 0.10.2.1 KafkaServer "[Kafka Server N], started"', '[2019-07-29 10:00:00,000] INFO [Kafka Server 3], started (kafka.server.KafkaServer)', [{ name: 'broker.start', broker: '3' }]],
   ['Kafka 2.8-4.x KafkaRaftServer "Kafka Server started"', '[2024-05-01 10:00:00,000] INFO Kafka Server started (kafka.server.KafkaRaftServer)', [{ name: 'broker.start' }]],
