@@ -434,7 +434,7 @@ export const MATCHERS: readonly Matcher[] = [
       { name: 'producer.max_latency', value: Number(m[2]) },
     ],
   },
-  // 33. Kafka 0.10-1.x KafkaController "1001 successfully elected as the controller"; 2.x-3.x adds ". Epoch
+  // 28. Kafka 0.10-1.x KafkaController "1001 successfully elected as the controller"; 2.x-3.x adds ". Epoch
   //     incremented to E …"; KRaft 3.x-4.x QuorumController "Becoming the active controller at epoch E, next
   //     write offset O.".
   {
@@ -447,7 +447,7 @@ export const MATCHERS: readonly Matcher[] = [
       return id ? { name: 'controller.change', labels: { controller: id } } : { name: 'controller.change' }
     },
   },
-  // 34. Kafka 1.x-4.x ReplicaManager "Error processing append operation on partition t-p" with the stack's
+  // 29. Kafka 1.x-4.x ReplicaManager "Error processing append operation on partition t-p" with the stack's
   //     "NotEnoughReplicasException: The size of the current ISR Set(1) is insufficient to satisfy the min.isr
   //     requirement of 2 for partition t-p" (Partition.scala 2.8 prints the ISR as Set(…), 3.x as a list).
   {
@@ -461,7 +461,7 @@ export const MATCHERS: readonly Matcher[] = [
       return p ? { name: 'produce.not_enough_replicas', labels: p } : { name: 'produce.not_enough_replicas' }
     },
   },
-  // 35. Kafka 1.0-1.x AbstractFetcherThread "Error for partition t-p to broker N:…"; 2.x-4.x "Error for
+  // 30. Kafka 1.0-1.x AbstractFetcherThread "Error for partition t-p to broker N:…"; 2.x-4.x "Error for
   //     partition t-p at offset O", under the "[ReplicaFetcher replicaId=R, leaderId=L, fetcherId=F]" prefix.
   {
     literals: ['Error for partition '],
@@ -475,7 +475,7 @@ export const MATCHERS: readonly Matcher[] = [
       return { name: 'replica.fetch_error', labels: leader ? { ...p, leader } : p }
     },
   },
-  // 28. JDK 8 -XX:+PrintGCApplicationStoppedTime and JDK 9-12 -Xlog:safepoint (runtimeService.cpp)
+  // 31. JDK 8 -XX:+PrintGCApplicationStoppedTime and JDK 9-12 -Xlog:safepoint (runtimeService.cpp)
   //     "Total time for which application threads were stopped: 3.3021375 seconds, Stopping threads took:
   //     3.3018193 seconds" (seed 000, OpenJDK 1.8.0_181).
   {
@@ -489,7 +489,7 @@ export const MATCHERS: readonly Matcher[] = [
       return out
     },
   },
-  // 29. JDK 13-16 -Xlog:safepoint (safepoint.cpp SafepointTracing::end) "Safepoint "op", Time since last: N
+  // 32. JDK 13-16 -Xlog:safepoint (safepoint.cpp SafepointTracing::end) "Safepoint "op", Time since last: N
   //     ns, Reaching safepoint: N ns, At safepoint: N ns, Total: N ns"; JDK 17-20 add "Cleanup: N ns", JDK 21
   //     "Leaving safepoint: N ns", JDK 25 drops Cleanup and appends ", Threads: …".
   {
@@ -502,7 +502,7 @@ export const MATCHERS: readonly Matcher[] = [
       { name: 'safepoint.total', value: Number(m[3]) / 1e6, labels: { operation: m[1] } },
     ],
   },
-  // 30. JDK 8 -XX:+PrintSafepointStatistics row "488.188: no vm operation [ 73 1 1 ] [ 1 0 3301 0 0 ] 1"
+  // 33. JDK 8 -XX:+PrintSafepointStatistics row "488.188: no vm operation [ 73 1 1 ] [ 1 0 3301 0 0 ] 1"
   //     (seed 000): columns spin, block, sync, cleanup, vmop in ms.
   {
     literals: [],
@@ -512,7 +512,7 @@ export const MATCHERS: readonly Matcher[] = [
     re: /^(.+?)\s+\[\s*\d+\s+\d+\s+\d+\s*\]\s+\[\s*\d+\s+\d+\s+(\d+)\s+\d+\s+\d+\s*\]/,
     build: (m) => ({ name: 'safepoint.sync', value: Number(m[2]), labels: { operation: m[1].trim() } }),
   },
-  // 31. JDK 9+ unified -Xlog:gc "GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(256M) 3.456ms"
+  // 34. JDK 9+ unified -Xlog:gc "GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(256M) 3.456ms"
   //     (JDK 10+ G1 subtypes Normal / Concurrent Start / Prepare Mixed / Mixed; JDK 9 "Pause Young (G1
   //     Evacuation Pause)", "Pause Initial Mark", "Pause Remark", "Pause Cleanup", "Pause Full (System.gc())";
   //     Parallel and Serial "Pause Young (Allocation Failure)").
@@ -537,7 +537,7 @@ export const MATCHERS: readonly Matcher[] = [
       ]
     },
   },
-  // 32. JDK 7-8 -XX:+PrintGC(Details) pause records: G1 "[GC pause (G1 Evacuation Pause) (young), 0.0116306
+  // 35. JDK 7-8 -XX:+PrintGC(Details) pause records: G1 "[GC pause (G1 Evacuation Pause) (young), 0.0116306
   //     secs]" with the heap on a later "[Eden: … Heap: 204.0M(4096.0M)->65.2M(4096.0M)]" line, "(mixed)",
   //     "[GC remark …", "[GC cleanup …"; Parallel "[GC (Allocation Failure) [PSYoungGen: …] 5350K->1047K(…),
   //     0.0007776 secs]" and "[Full GC (Ergonomics) [PSYoungGen: …] [ParOldGen: …] …"; CMS "[GC (Allocation
