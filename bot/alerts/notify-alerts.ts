@@ -56,6 +56,8 @@ async function handle(deps: NotifyDeps, channel: string, ev: AlertEvent, muted: 
   if (ev.type === 'firing') {
     const res = await deps.poster.callNow('chat.postMessage', { ...messageArgs(channel, renderAlert(alert, ev.cause, tz)), unfurl_links: false })
     await deps.store.updateAlert(fp, { message: { channel: String(res.channel ?? channel), ts: String(res.ts) }, notifiedAt: now, summary: ev.cause.cause, evidenceCount: ev.cause.evidence.length, ...shown })
+    // A fired alert is one of the day's diagnoses, whether or not anyone asked `why`.
+    await deps.store.recordDiagnosis({ at: now, cluster: alert.cluster, broker: alert.broker ?? '', ruleId: alert.ruleId, severity: ev.cause.severity, cause: ev.cause.cause })
     return
   }
   if (!alert.message) return

@@ -93,6 +93,8 @@ describe('bot/alerts/notify-alerts', () => {
     // Only the two lines not yet shown in the channel.
     expect(calls[5].args.blocks[0].text.text).toMatch(/: 2 lines since /)
     expect((await store.getAlert(fp))!.shownEvidenceAt).toBe(T0 + 2000)
+    // The first post (only) counts as one of the day's diagnoses for the digest.
+    expect((await store.recentDiagnoses(0)).map((x) => [x.ruleId, x.broker, x.severity])).toEqual([['stw_pause_session_expiry', '1', 'critical']])
     expect(calls[7].args.text).toContain('Resolved')
     expect(slack.allProblems()).toEqual([])
   })
