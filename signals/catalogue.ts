@@ -107,6 +107,7 @@ export const CATALOGUE = {
   'config.zookeeper_session_timeout_ms': fact('duration', [], 'zookeeper.session.timeout.ms'),
   'config.log_message_format_version': fact('version', ['topic'], 'log.message.format.version / message.format.version'),
   'config.num_io_threads': fact('count', [], 'num.io.threads'),
+  'config.inter_broker_protocol_version': fact('version', [], 'inter.broker.protocol.version: the protocol a ZooKeeper-mode broker speaks, at most its software version (admin API has no software version)'),
   'config.heap_max': fact('bytes', [], 'the JVM -Xmx the broker runs with'),
 } as const satisfies Record<string, CatalogueEntry>
 

@@ -48,6 +48,9 @@ export async function run(argv: string[]): Promise<number> {
 
   const store = openStore(process.env)
   const print = args.print || args.once
+  if (!process.env.REDIS_URL && !print) {
+    console.error('kafka-why agent: REDIS_URL is not set, so readings stay in this process; set it to ship them (or use --print)')
+  }
   const sink = async (signals: Signal[]) => {
     if (print) for (const s of signals) process.stdout.write(JSON.stringify(s) + '\n')
     const r = await store.append(signals)

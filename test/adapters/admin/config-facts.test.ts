@@ -15,6 +15,7 @@ describe('adapters/admin/config-facts', () => {
     ['message.format.version', '0.10.2-IV0', 'config.log_message_format_version', 10_002],
     ['unclean.leader.election.enable', 'false', 'config.unclean_leader_election_enable', 0],
     ['min.insync.replicas', '2', 'config.min_insync_replicas', 2],
+    ['inter.broker.protocol.version', '3.9-IV0', 'config.inter_broker_protocol_version', 3_009_000],
   ])('reads %s=%s as %s = %s', (key, value, name, expected) => {
     expect(configFactName(key)).toBe(name)
     expect(configFactValue(key, value)).toBe(expected)
