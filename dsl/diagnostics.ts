@@ -47,6 +47,7 @@ export const DIAGNOSTIC_CODES = {
   DSL024: { severity: 'warning', title: 'temporal operand is not an event' },
   DSL025: { severity: 'error', title: 'malformed placeholder' },
   DSL026: { severity: 'error', title: 'unreadable rule file' },
+  DSL027: { severity: 'error', title: 'too many errors' },
 } as const satisfies Record<string, { severity: DiagnosticSeverity; title: string }>
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES

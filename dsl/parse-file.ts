@@ -1,4 +1,4 @@
-import type { IRecognitionException, IToken } from 'chevrotain'
+import type { ILexingError, IRecognitionException, IToken } from 'chevrotain'
 import type { Rule, Span } from './ast.js'
 import { checkDuplicateNames, checkRule, type CheckOptions } from './check.js'
 import type { Diagnostic, DiagnosticCode } from './diagnostics.js'
@@ -15,6 +15,10 @@ import * as T from './tokens.js'
 
 /** Files larger than this are refused (DSL009): rule files are written by people. */
 export const MAX_FILE_CHARS = 4 * 1024 * 1024
+/** A file stops being checked after this many problems (DSL027): the first ones are what matter. */
+export const MAX_DIAGNOSTICS = 200
+/** A single rule longer than this many tokens is refused (DSL009). */
+export const MAX_RULE_TOKENS = 20_000
 /** Parentheses plus `not`s deeper than this are refused (DSL007) before the recursive parser sees them. */
 export const MAX_NESTING = 64
 
@@ -73,7 +77,7 @@ export function parseFile(text: string, file: string, options: CheckOptions = {}
     return result
   }
 
-  const lexed = T.ruleLexer.tokenize(text)
+  const lexed = lex(text)
   for (const e of lexed.errors) {
     const bad = text.slice(e.offset, e.offset + Math.min(e.length, 20))
     diagnostics.push(diagnostic('DSL001', `unexpected character${e.length > 1 ? 's' : ''} '${printable(bad)}${e.length > 20 ? '…' : ''}'`, offsetSpan(text, file, e.offset, e.length, e.line ?? 1, e.column ?? 1)))
@@ -83,7 +87,11 @@ export function parseFile(text: string, file: string, options: CheckOptions = {}
       diagnostics.push(diagnostic('DSL002', 'unterminated string', tokenSpan(t, file), { hint: 'close it with " on the same line; write \\" for a quote inside it' }))
     }
   }
-  result.comments = ((lexed.groups.comments ?? []) as IToken[]).map((c) => {
+  if (lexed.stoppedAt !== undefined) {
+    const line = text.slice(0, lexed.stoppedAt).split('\n').length
+    diagnostics.push(diagnostic('DSL027', `stopped after ${lexed.errors.length} unexpected characters; the rest of the file was not read`, offsetSpan(text, file, lexed.stoppedAt, 1, line, 1), { hint: 'is this a rule file?' }))
+  }
+  result.comments = lexed.comments.map((c) => {
     const lineStart = text.lastIndexOf('\n', c.startOffset - 1) + 1
     const body = c.image.slice(1)
     return { text: body.startsWith(' ') ? body.slice(1) : body, line: c.startLine ?? 1, offset: c.startOffset, standalone: text.slice(lineStart, c.startOffset).trim() === '' }
@@ -93,6 +101,16 @@ export function parseFile(text: string, file: string, options: CheckOptions = {}
   let parseErrors = false
   const parser = ruleParser()
   for (const segment of segments(lexed.tokens)) {
+    if (diagnostics.length >= MAX_DIAGNOSTICS) {
+      diagnostics.push(diagnostic('DSL027', `stopped after ${diagnostics.length} problems; the rest of the file was not checked`, tokenSpan(segment[0], file), { hint: 'fix the first errors and run again' }))
+      parseErrors = true
+      break
+    }
+    if (segment.length > MAX_RULE_TOKENS) {
+      parseErrors = true
+      diagnostics.push(diagnostic('DSL009', `rule has ${segment.length} tokens; the limit is ${MAX_RULE_TOKENS}`, tokenSpan(segment[0], file), { hint: 'split it into several rules' }))
+      continue
+    }
     const deep = tooDeep(segment)
     if (deep) {
       parseErrors = true
@@ -122,6 +140,76 @@ export function parseFile(text: string, file: string, options: CheckOptions = {}
   result.syntaxErrors = parseErrors || diagnostics.some((d) => SYNTAX_CODES.has(d.code))
   diagnostics.sort((a, b) => a.span.startOffset - b.span.startOffset)
   return result
+}
+
+/** How much text the lexer takes at a time (cut at a line end): it stops early on garbage. */
+const LEX_CHUNK = 64 * 1024
+
+/**
+ * Lexes in chunks cut at line ends (no token spans lines, so this equals lexing the whole text) and
+ * stops once a chunk pushes the error count past MAX_DIAGNOSTICS, so a large garbage file costs
+ * little.
+ */
+function lex(whole: string): { tokens: IToken[]; comments: IToken[]; errors: ILexingError[]; stoppedAt?: number } {
+  const cutoff = garbageCutoff(whole)
+  const text = cutoff === undefined ? whole : whole.slice(0, cutoff)
+  const tokens: IToken[] = []
+  const comments: IToken[] = []
+  const errors: ILexingError[] = []
+  let base = 0
+  let baseLine = 0
+  while (base < text.length) {
+    let end = base + LEX_CHUNK >= text.length ? text.length : text.indexOf('\n', base + LEX_CHUNK)
+    end = end < 0 ? text.length : end + 1
+    const chunk = base === 0 && end === text.length ? text : text.slice(base, end)
+    const r = T.ruleLexer.tokenize(chunk)
+    const shift = (t: IToken) => {
+      if (base === 0) return t
+      t.startOffset += base
+      t.endOffset = (t.endOffset ?? t.startOffset) + base
+      t.startLine = (t.startLine ?? 1) + baseLine
+      t.endLine = (t.endLine ?? 1) + baseLine
+      return t
+    }
+    for (const t of r.tokens) tokens.push(shift(t))
+    for (const t of (r.groups.comments ?? []) as IToken[]) comments.push(shift(t))
+    for (const e of r.errors) {
+      if (errors.length >= MAX_DIAGNOSTICS) return { tokens, comments, errors, stoppedAt: base + e.offset }
+      errors.push({ ...e, offset: e.offset + base, line: (e.line ?? 1) + baseLine })
+    }
+    baseLine += chunk.match(LINE_END)?.length ?? 0
+    base = end
+  }
+  return cutoff === undefined ? { tokens, comments, errors } : { tokens, comments, errors, stoppedAt: cutoff }
+}
+
+/** Chevrotain counts these as line ends; chunk line numbers must agree. */
+const LINE_END = /\r\n?|\n/g
+/** Characters that can start or continue a token outside strings and comments. */
+const LEXABLE = /[\sA-Za-z0-9_."#{}(),=!~<>%/\\-]/
+
+/**
+ * Where a file stops looking like rules: the offset of the first character past MAX_DIAGNOSTICS
+ * characters that no token can contain. A cheap scan, so a large garbage file is never fully lexed.
+ */
+function garbageCutoff(text: string): number | undefined {
+  let bad = 0
+  let inString = false
+  let inComment = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === '\n' || c === '\r') {
+      inString = false
+      inComment = false
+    } else if (inComment) continue
+    else if (inString) {
+      if (c === '\\' && text[i + 1] !== '\n' && text[i + 1] !== '\r') i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === '#') inComment = true
+    else if (!LEXABLE.test(c) && ++bad > MAX_DIAGNOSTICS) return i
+  }
+  return undefined
 }
 
 /** Cuts the token stream into rules: a rule starts at `rule`, or at a `when` once the current rule has its `then`. */

@@ -18,6 +18,9 @@ describe('dsl/bad-input', () => {
     ['unterminated string', () => `rule a when jvm.oom then cause "heap exhausted\n${RULE}`, 'DSL002', 2],
     ['tab/CRLF mix', () => `rule a\r\n\twhen jvm.oom\n\t\tand safepoint.sync > 3GB\r\n then\tcause "x"\r\n${RULE.replace(/\n/, '\r\n')}`, 'DSL014', 2],
     ['lone carriage returns', () => `rule a\rwhen jvm.oom\rthen cause "x" @\r${RULE}`, 'DSL001', 2],
+    ['3 MB of characters no token can hold', () => 'x@'.repeat(1_500_000), 'DSL027', 0],
+    ['thousands of broken rules', () => 'rule a when then\n'.repeat(20_000), 'DSL027', 0],
+    ['one rule of 100,000 tokens', () => `rule a when ${Array.from({ length: 50_000 }, () => 'jvm.oom').join(' and ')} then cause "x"\n${RULE}`, 'DSL009', 1],
     ['unbalanced parentheses', () => `rule a when (jvm.oom and (disk.full) then cause "x"\n${RULE}`, 'DSL003', 1],
   ])('%s: diagnosed in bounded time, the good rules kept', (_name, make, code, kept) => {
     const src = make()
@@ -35,6 +38,21 @@ describe('dsl/bad-input', () => {
     const d = parseRules(src, 'mix.rules').diagnostics.find((x) => x.code === 'DSL014')
     expect(d?.span).toMatchObject({ startLine: 3, startCol: 24 })
     expect(src.slice(d!.span.startOffset, d!.span.endOffset)).toBe('3GB')
+  })
+
+  it('keeps line numbers and offsets exact across a large file with every kind of line end', () => {
+    const ends = ['\n', '\r\n', '\r']
+    const lines: string[] = []
+    for (let i = 0; i < 9000; i++) lines.push(i % 3 === 0 ? `rule r${i / 3}` : i % 3 === 1 ? '  when jvm.oom # note' : '  then cause "x"')
+    lines.push('rule last', '  when safepoint.synch > 2s', '  then cause "x"')
+    const src = lines.map((l, i) => l + ends[i % 3]).join('')
+    expect(src.length).toBeGreaterThan(2 * 64 * 1024)
+    const { rules, diagnostics } = parseRules(src, 'big.rules')
+    expect(rules).toHaveLength(3001)
+    expect(diagnostics).toHaveLength(1)
+    expect(diagnostics[0].span).toMatchObject({ startLine: 9002, startCol: 8 })
+    expect(src.slice(diagnostics[0].span.startOffset, diagnostics[0].span.endOffset)).toBe('safepoint.synch')
+    expect(rules[3000].span.startLine).toBe(9001)
   })
 
   it('keeps parsing the rules after an unterminated string', () => {
