@@ -149,7 +149,7 @@ live:
   it('stores what the real broker reports through each adapter', async () => {
     const signals = await store.query({ cluster: 'lab', broker: '1', from: 0, to: Date.now() + 60_000 })
     const bySource = (prefix: string) => new Set(signals.filter((s) => s.source.startsWith(prefix)).map((s) => s.name))
-    expect([...bySource('prom:')]).toEqual(expect.arrayContaining(['partitions.under_replicated', 'fd.open', 'fd.max', 'heap.used', 'request_handler.idle', 'network_processor.idle']))
+    expect([...bySource('prom:')]).toEqual(expect.arrayContaining(['partitions.under_replicated', 'fd.open', 'fd.max', 'heap.used', 'request_handler.idle', 'network_processor.idle', 'gc.count', 'gc.time']))
     expect([...bySource('admin:')]).toEqual(expect.arrayContaining(['partitions.under_replicated', 'partitions.under_min_isr']))
     expect([...bySource('log:')]).toEqual(expect.arrayContaining(['broker.start']))
     const facts = await store.facts('lab', '1')

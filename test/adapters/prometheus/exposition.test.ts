@@ -110,4 +110,17 @@ describe('adapters/prometheus/exposition', () => {
       { numRuns: 50 },
     )
   })
+
+  it('never throws on arbitrary input and accounts for every line', () => {
+    const alphabet = fc.constantFrom(...'ab_:{}="\\,# \t\n0.1eE+-InfNa'.split(''))
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 200 }), (chars) => {
+        const text = chars.join('')
+        const { samples, stats } = parseExposition(text)
+        expect(samples.length).toBe(stats.samples)
+        expect(stats.samples + stats.badLines).toBeLessThanOrEqual(stats.lines)
+      }),
+      { numRuns: 300 },
+    )
+  })
 })
