@@ -34,6 +34,9 @@ export type Tail = { stats: () => ParseStats; done: Promise<void>; stop: () => v
 
 type Saved = { ino: number; offset: number; line: number }
 
+/** How much of a file's start is remembered to notice copytruncate that the size alone would miss. */
+const HEAD_BYTES = 256
+
 async function loadOffset(file: string | undefined): Promise<Saved | undefined> {
   if (!file) return undefined
   try {
@@ -78,8 +81,10 @@ export function tailLogFile(cfg: LogSourceConfig, file: string, opts: TailOption
   let ino = -1
   let position = 0
   let held: Buffer = Buffer.alloc(0)
+  let head: Buffer | undefined
   /** A rotated or truncated file starts again at line 1 with fresh record state. */
   const restart = (line = 1) => {
+    head = undefined
     addStats(finished, parser.stats)
     parser = new LogParser(cfg, opts.limits, line)
   }
@@ -122,6 +127,22 @@ export function tailLogFile(cfg: LogSourceConfig, file: string, opts: TailOption
     } else {
       position = 0
     }
+  }
+
+  /**
+   * copytruncate followed by new writes can leave the file as long as before, or longer, by the next
+   * poll; a changed first line still shows it was truncated.
+   */
+  const headChanged = async () => {
+    if (!handle || position === 0) return false
+    const want = Math.min(HEAD_BYTES, position)
+    const cur = Buffer.alloc(want)
+    const { bytesRead } = await handle.read(cur, 0, want, 0)
+    if (head === undefined || head.length < want) {
+      head = cur.subarray(0, bytesRead)
+      return false
+    }
+    return bytesRead < want || !cur.equals(head.subarray(0, want))
   }
 
   const drain = async () => {
@@ -174,7 +195,7 @@ export function tailLogFile(cfg: LogSourceConfig, file: string, opts: TailOption
           restart()
           continue
         }
-        if (st && st.size < position) {
+        if (st && (st.size < position || (await headChanged()))) {
           await flush(true)
           position = 0
           held = Buffer.alloc(0)

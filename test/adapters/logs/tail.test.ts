@@ -30,7 +30,7 @@ function follow(file: string, opts: Partial<TailOptions> = {}) {
   const tail = tailLogFile({ path: 'server.log', cluster: 'c1', format: 'kafka' }, file, {
     pollMs: 15,
     flushAfterMs: 150,
-    partialAfterMs: 400,
+    partialAfterMs: 3000,
     ...opts,
     onSignals: (s) => {
       got.push(...s)
@@ -61,8 +61,8 @@ describe('adapters/logs/tail', () => {
       await appendFile(`${file}.1`, SHRINK(4))
       await writeFile(file, SHRINK(5))
       await waitFor(() => partitions().length === 5)
+      // copytruncate then a line of the same length before the next poll: only the changed start shows it
       await truncate(file, 0)
-      await new Promise((r) => setTimeout(r, 60))
       await appendFile(file, SHRINK(6))
       await waitFor(() => partitions().length === 6)
       expect(partitions()).toEqual([1, 2, 3, 4, 5, 6])
@@ -133,7 +133,7 @@ describe('adapters/logs/tail', () => {
   it('takes a last line that never gets its newline after the quiet period', async () => {
     const file = path.join(dir, 'nonewline.log')
     await writeFile(file, SHRINK(9).trimEnd())
-    const { tail, partitions } = follow(file)
+    const { tail, partitions } = follow(file, { partialAfterMs: 300 })
     try {
       await waitFor(() => partitions().length === 1)
       expect(partitions()).toEqual([9])
