@@ -7,6 +7,7 @@ import { closest } from './suggest.js'
  * adapters can never disagree on what `1m` means.
  */
 export type QuantityValue = { value: number; dimension: Dimension }
+/** Why a literal is not a quantity, with a fix when one is likely. */
 export type QuantityError = { message: string; hint?: string; suggestion?: string }
 
 const VERSION = /^\d+\.\d+\.\d+(?:\.\d+)?$/

@@ -20,9 +20,12 @@ export const LabelOp = createToken({ name: 'LabelOp', pattern: Lexer.NA, label: 
 /** The aggregate function names. */
 export const AggFn = createToken({ name: 'AggFn', pattern: Lexer.NA, label: 'an aggregate (count, rate, max, min, avg, sum, increase, trend)' })
 
+/** Skipped, but counted for line numbers. */
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\r\n\f\v]+/, group: Lexer.SKIPPED, line_breaks: true })
+/** Kept in their own group: a block directly above a rule is its doc, the formatter keeps the rest. */
 export const Comment = createToken({ name: 'Comment', pattern: /#[^\r\n]*/, group: 'comments' })
 
+/** Output text and label values: one line, with backslash escapes for the quote and the backslash. */
 export const StringLit = createToken({ name: 'StringLit', pattern: /"(?:[^"\\\r\n]|\\.)*"/, label: 'a string' })
 /** A string whose closing quote is missing on its line; reported as DSL002 but parsed as a string. */
 export const UnterminatedString = createToken({
@@ -50,6 +53,7 @@ export const Identifier = createToken({
 const keyword = (word: string, extra: TokenType[] = []): TokenType =>
   createToken({ name: word[0].toUpperCase() + word.slice(1), pattern: new RegExp(word), longer_alt: Identifier, categories: [Name, ...extra], label: `'${word}'` })
 
+/** Keywords, one token each so the parser and error messages can name them. */
 export const Rule = keyword('rule')
 export const When = keyword('when')
 export const Then = keyword('then')
@@ -86,6 +90,7 @@ export const KEYWORD_WORDS: ReadonlySet<string> = new Set(KEYWORDS.map((t) => (t
 const op = (name: string, pattern: string, categories: TokenType[]): TokenType =>
   createToken({ name, pattern: new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), categories, label: `'${pattern}'` })
 
+/** Operators and punctuation. */
 export const Ge = op('Ge', '>=', [CompareOp])
 export const Le = op('Le', '<=', [CompareOp])
 export const EqEq = op('EqEq', '==', [CompareOp])

@@ -18,6 +18,7 @@ Rewrites rule files in the canonical layout (directories are searched for *.rule
   --format json   print syntax diagnostics as JSON
 Files with syntax errors are left unchanged and reported; exit code 1.`
 
+/** Runs fmt; returns the exit code (the dispatcher in cli/main.ts sets it). */
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE)

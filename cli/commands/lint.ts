@@ -40,6 +40,7 @@ export function parseLintArgs(argv: string[]): LintArgs | { error: string } {
   return args
 }
 
+/** Runs lint; returns the exit code (the dispatcher in cli/main.ts sets it). */
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE)
