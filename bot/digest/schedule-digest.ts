@@ -6,14 +6,14 @@ import type { SlackPoster } from '../slack/slack-poster.js'
 
 /**
  * The digest's trigger. node-cron only decides *when*; `postDigests` is the job, and a store lock
- * named after the cluster and the local day decides *who*: with several bot replicas on one Redis,
- * exactly one posts each cluster's digest each day.
+ * named after the cluster and the scheduled local minute decides *who*: with several bot replicas on
+ * one Redis, exactly one posts each cluster's digest for each scheduled time.
  */
 
 /** What a replica needs to post digests. */
 export type DigestJobDeps = { ctx: BotContext; poster: SlackPoster; /** This replica's id. */ owner: string }
 
-/** Long enough that a late replica on the same day finds the lock still held. */
+/** Long enough that a replica starting its run late still finds the lock held. */
 export const DIGEST_LOCK_TTL_MS = 20 * 3_600_000
 
 /** What one replica did for one cluster, for logs and tests. */
@@ -22,10 +22,13 @@ export type DigestRun = { cluster: string; posted: boolean; reason?: string }
 /** Posts every cluster's digest this replica wins the lock for. */
 export async function postDigests(deps: DigestJobDeps, now: number): Promise<DigestRun[]> {
   const { ctx, poster } = deps
-  const day = formatTime(now, ctx.config.timeZone, true).slice(0, 10)
+  const local = formatTime(now, ctx.config.timeZone, true)
+  const day = local.slice(0, 10)
+  // Every replica's cron fires at the same local minute, so the minute names the run.
+  const slot = local.slice(0, 16).replace(' ', 'T')
   const runs: DigestRun[] = []
   for (const cluster of ctx.config.clusters) {
-    const lock = `digest:${cluster.name}:${day}`
+    const lock = `digest:${cluster.name}:${slot}`
     if (!(await ctx.store.acquireLock(lock, deps.owner, DIGEST_LOCK_TTL_MS))) {
       runs.push({ cluster: cluster.name, posted: false, reason: 'another replica holds the lock' })
       continue
