@@ -14,6 +14,7 @@ import { Redis } from 'ioredis'
 import { RedisStore } from '../engine/store/redis-store.js'
 import type { Signal } from '../signals/signal.js'
 
+/** The figures one run prints, for bench/engine and the README. */
 export type StoreIngestResult = {
   signals: number
   seconds: number
@@ -26,6 +27,7 @@ export type StoreIngestResult = {
   nodeCpuMicrosPerSignal: number
 }
 
+/** Size and shape of a run; the defaults are what the README figures used. */
 export type StoreIngestOptions = {
   /** Signals to write (default 200 000). */
   signals?: number

@@ -30,6 +30,7 @@ export type IngestEvent =
   | { kind: 'buffer-full'; refused: number; buffered: number; capacity: number }
   | { kind: 'invalid'; rejected: Record<string, number> }
 
+/** Tuning for the write path; the defaults suit one process tailing a few brokers. */
 export type SignalWriterOptions = {
   /** Signals per store.append call. Default 5000. */
   batchSize?: number

@@ -105,6 +105,7 @@ export function validateSignal(x: unknown): SignalValidation {
 /** One refused line, with enough position to fix it. */
 export type JsonlReject = { file: string; line: number; reason: RejectReason; detail?: string }
 
+/** A whole file's worth: what to store, and what to tell the person who recorded it. */
 export type JsonlParse = {
   signals: Signal[]
   /** Every refused line in file order. */

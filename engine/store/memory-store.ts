@@ -22,7 +22,9 @@ export type StoreCaps = {
   auditCap?: number
 }
 
+/** About a week of diagnoses at a busy cluster's rate: enough for the daily digest's trends. */
 export const DEFAULT_DIAGNOSES_CAP = 10_000
+/** Admin actions are rare; this keeps months of them while bounding memory. */
 export const DEFAULT_AUDIT_CAP = 100_000
 
 type Entry = { at: number; name: string; member: string; signal: Signal }

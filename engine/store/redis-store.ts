@@ -32,6 +32,7 @@ export type RedisStoreOptions = StoreCaps & {
   batchSize?: number
 }
 
+/** Used when neither the options nor KAFKA_WHY_REDIS_PREFIX name a prefix. */
 export const DEFAULT_PREFIX = 'kafka-why:'
 
 type Scripted = Redis & ScriptCommands
