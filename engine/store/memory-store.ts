@@ -22,7 +22,7 @@ export type StoreCaps = {
   auditCap?: number
 }
 
-/** About a week of diagnoses at a busy cluster's rate: enough for the daily digest's trends. */
+/** The daily digest reads a day of diagnoses; this holds one even at 400 an hour. */
 export const DEFAULT_DIAGNOSES_CAP = 10_000
 /** Admin actions are rare; this keeps months of them while bounding memory. */
 export const DEFAULT_AUDIT_CAP = 100_000
