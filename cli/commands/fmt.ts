@@ -81,7 +81,8 @@ export async function run(argv: string[]): Promise<number> {
   if (json) console.log(diagnosticsToJson(diagnostics))
   else if (diagnostics.length) console.error(renderDiagnostics(diagnostics, sources))
   if (!stdout) {
-    for (const f of unformatted) console.log(check ? `not formatted: ${f}` : `formatted ${f}`)
+    const say = json ? console.error : console.log
+    for (const f of unformatted) say(check ? `not formatted: ${f}` : `formatted ${f}`)
   }
   return failed || (check && unformatted.length > 0) ? 1 : 0
 }

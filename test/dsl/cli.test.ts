@@ -113,6 +113,16 @@ describe('cli/commands/fmt', () => {
     expect(await readFile(file, 'utf8')).toBe(MESSY)
   })
 
+  it('prints only JSON on stdout with --format json', async () => {
+    const messy = await put('a.rules', MESSY)
+    const broken = await put('b.rules', 'rule b when jvm.oom and then cause "x"\n')
+    const stdout: string[] = []
+    vi.mocked(console.log).mockImplementation((...a) => void stdout.push(a.join(' ')))
+    expect(await fmt(['--check', '--format', 'json', messy, broken])).toBe(1)
+    expect(JSON.parse(stdout.join('\n'))).toEqual([expect.objectContaining({ file: broken, code: 'DSL003' })])
+    expect(out.join('\n')).toContain(`not formatted: ${messy}`)
+  })
+
   it('never rewrites a file with syntax errors', async () => {
     const broken = 'rule a when jvm.oom and then cause "x"\n'
     const file = await put('a.rules', broken)
