@@ -47,6 +47,32 @@ describe('bot/digest/schedule-digest', () => {
     }
   })
 
+  it('posts at each time of a schedule with several runs a day, and the same replica wins each', async () => {
+    const first = Date.parse('2026-11-30T08:00:00Z')
+    vi.useFakeTimers({ now: first - 30_000, toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
+    const t = await testContext({ config: TEST_CONFIG.replace('time_zone: America/New_York', 'time_zone: Europe/Berlin').replace('"0 9 * * *"', '"0 9,17 * * *"'), replay: false })
+    t.ctx.now = () => Date.now()
+    const client = new webApi.WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } })
+    const poster = new SlackPoster(async (m, a) => (await client.apiCall(m, a)) as unknown as Record<string, unknown>)
+    const runs: DigestRun[][] = []
+    let wake: () => void = () => undefined
+    const task = scheduleDigest({ ctx: t.ctx, poster, owner: 'replica-a' }, (r) => {
+      runs.push(r)
+      wake()
+    })!
+    try {
+      for (const expected of [1, 2]) {
+        const ran = new Promise<void>((r) => (wake = r))
+        await vi.advanceTimersByTimeAsync(expected === 1 ? 31_000 : 8 * 3_600_000)
+        await ran
+        expect(runs).toHaveLength(expected)
+      }
+      expect(runs.flat().map((r) => r.posted)).toEqual([true, true])
+    } finally {
+      await task.destroy()
+    }
+  })
+
   it('does not schedule when the digest is disabled', async () => {
     const t = await testContext({ config: TEST_CONFIG.replace('digest: { schedule: "0 9 * * *" }', 'digest: { enabled: false }'), replay: false })
     const poster = new SlackPoster(async () => ({}))
