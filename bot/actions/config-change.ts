@@ -5,7 +5,7 @@ import type { BotContext } from '../context.js'
 import { UserError } from '../errors.js'
 import type { BotMessage } from '../message.js'
 import { escapeMrkdwn } from '../render/block-kit.js'
-import type { AuditRecord } from '../../engine/store/store.js'
+import { audit } from '../audit.js'
 
 /**
  * The second half of a configuration change: Confirm, Approve (risky keys, by another person) and
@@ -34,18 +34,6 @@ export function parsePending(value: string): PendingChange {
 
 function target(p: PendingChange): string {
   return `${p.cluster}:topic/${p.topic}:${p.key}`
-}
-
-async function audit(ctx: BotContext, r: Omit<AuditRecord, 'at'>): Promise<void> {
-  const record: AuditRecord = { at: ctx.now(), ...r }
-  await ctx.store.appendAudit(record)
-  if (ctx.config.auditChannel && ctx.post) {
-    const detail = [record.before !== undefined ? `before \`${escapeMrkdwn(record.before)}\`` : '', record.after !== undefined ? `after \`${escapeMrkdwn(record.after)}\`` : '', record.detail ? escapeMrkdwn(record.detail) : '']
-      .filter(Boolean)
-      .join(' · ')
-    const text = `:memo: *${record.outcome}* ${escapeMrkdwn(record.action)} \`${escapeMrkdwn(record.target)}\` by <@${record.user}> in <#${record.channel}>${detail ? ` — ${detail}` : ''}`
-    await ctx.post(ctx.config.auditChannel, { text: `audit: ${record.outcome} ${record.action} ${record.target} by ${record.user}`, parts: [{ kind: 'section', text }], visibility: 'channel' })
-  }
 }
 
 /** Confirm: applies a plain change, or moves a risky one to awaiting approval. */

@@ -1,3 +1,4 @@
+import { audit } from '../audit.js'
 import type { BotContext, CommandRequest } from '../context.js'
 import { UserError } from '../errors.js'
 import type { BotMessage, MessagePart } from '../message.js'
@@ -52,10 +53,9 @@ export async function config(
 }
 
 async function requestChange(ctx: BotContext, req: CommandRequest, cluster: string, topic: string, change: ConfigChange): Promise<BotMessage> {
-  const now = ctx.now()
   const target = `${cluster}:topic/${topic}:${change.key}`
   if (!isAllowed(ctx, req.user, req.channel)) {
-    await ctx.store.appendAudit({ at: now, user: req.user, channel: req.channel, action: `config ${change.op}`, target, after: change.op === 'set' ? change.value : undefined, outcome: 'denied', detail: 'user or channel not allowed' })
+    await audit(ctx, { user: req.user, channel: req.channel, action: `config ${change.op}`, target, after: change.op === 'set' ? change.value : undefined, outcome: 'denied', detail: 'user or channel not allowed' })
     throw new UserError('You may not change configuration here: changes need a user listed in `allowed.users`, asking in a channel listed in `allowed.channels`. Nothing was changed.')
   }
   const admin = await ctx.admin(cluster)
@@ -79,7 +79,7 @@ async function requestChange(ctx: BotContext, req: CommandRequest, cluster: stri
     channel: req.channel,
     risky,
   }
-  await ctx.store.appendAudit({ at: now, user: req.user, channel: req.channel, action: `config ${change.op}`, target, before: current.value ?? undefined, after: pending.value, outcome: 'requested' })
+  await audit(ctx, { user: req.user, channel: req.channel, action: `config ${change.op}`, target, before: current.value ?? undefined, after: pending.value, outcome: 'requested' })
   return changePrompt(pending)
 }
 

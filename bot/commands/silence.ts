@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { audit } from '../audit.js'
 import type { BotContext, CommandRequest } from '../context.js'
 import { UserError } from '../errors.js'
 import type { BotMessage } from '../message.js'
@@ -21,7 +22,7 @@ export async function silence(ctx: BotContext, req: CommandRequest, args: { matc
   const matcher = rule ? rule.id : alert!.fingerprint
   const s = { id: randomUUID(), matcher, createdBy: req.user, createdAt: now, expiresAt: now + args.durationMs, comment: `from ${req.channel}` }
   await ctx.store.addSilence(s)
-  await ctx.store.appendAudit({ at: now, user: req.user, channel: req.channel, action: 'silence', target: matcher, after: `until ${new Date(s.expiresAt).toISOString()}`, outcome: 'applied' })
+  await audit(ctx, { user: req.user, channel: req.channel, action: 'silence', target: matcher, after: `until ${new Date(s.expiresAt).toISOString()}`, outcome: 'applied' })
   const text = `:mute: Silenced \`${escapeMrkdwn(matcher)}\` for ${formatDuration(args.durationMs)}, until ${formatTime(s.expiresAt, ctx.config.timeZone, true)} ${ctx.config.timeZone}.`
   return { text: `Silenced ${matcher} for ${formatDuration(args.durationMs)}`, parts: [{ kind: 'section', text }], visibility: 'channel' }
 }

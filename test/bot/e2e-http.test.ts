@@ -142,6 +142,7 @@ describe('bot/app (end to end through the HTTP receiver)', () => {
     const s = (await t.store.listSilences(t.ctx.now())).find((x) => x.matcher === 'stw_pause_session_expiry')
     expect(s).toMatchObject({ createdBy: 'U0CAROL', expiresAt: t.ctx.now() + 3_600_000 })
     expect((await t.store.listAudit(10)).some((a) => a.action === 'silence' && a.outcome === 'applied')).toBe(true)
+    await slack.waitFor(() => slack.ok('chat.postMessage').some((c) => c.args.channel === 'C0AUDIT' && c.args.text === 'audit: applied silence stw_pause_session_expiry by U0CAROL'))
   })
 
   it('runs the Show rule button through the same command path', async () => {
