@@ -192,18 +192,18 @@ function unwrap(c: Cond): Cond {
  */
 export function checkDuplicateNames(rules: readonly Rule[], out: Diagnostic[], options: { acrossFiles?: boolean } = {}): void {
   const first = new Map<string, Rule>()
-  const filesSeen = new Map<string, Set<string>>()
+  const seenIn = new Set<string>()
   for (const r of rules) {
     if (r.name === undefined) continue
     const prior = first.get(r.name)
-    const files = filesSeen.get(r.name) ?? new Set<string>()
-    filesSeen.set(r.name, files)
-    const repeatInFile = files.has(r.file)
-    files.add(r.file)
     if (!prior) {
       first.set(r.name, r)
+      seenIn.add(`${r.file}\u0000${r.name}`)
       continue
     }
+    const key = `${r.file}\u0000${r.name}`
+    const repeatInFile = seenIn.has(key)
+    seenIn.add(key)
     if (options.acrossFiles && (repeatInFile || prior.file === r.file)) continue
     const span = { ...r.span, endLine: r.span.startLine, endCol: r.span.startCol + 5 + r.name.length, endOffset: r.span.startOffset + 5 + r.name.length }
     out.push(diagnostic('DSL017', `duplicate rule name '${r.name}'`, span, { hint: `first defined at ${prior.file}:${prior.span.startLine}:${prior.span.startCol}` }))

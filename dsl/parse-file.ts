@@ -185,8 +185,9 @@ function lex(whole: string): { tokens: IToken[]; comments: IToken[]; errors: ILe
 
 /** Chevrotain counts these as line ends; chunk line numbers must agree. */
 const LINE_END = /\r\n?|\n/g
-/** Characters that can start or continue a token outside strings and comments. */
-const LEXABLE = /[\sA-Za-z0-9_."#{}(),=!~<>%/\\-]/
+/** Characters that can start or continue a token outside strings and comments (ASCII only). */
+const LEXABLE = new Uint8Array(128)
+for (const c of ' \t\n\r\f\v_."#{}(),=!~<>%/\\-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ') LEXABLE[c.charCodeAt(0)] = 1
 
 /**
  * Where a file stops looking like rules: the offset of the first character past MAX_DIAGNOSTICS
@@ -197,17 +198,19 @@ function garbageCutoff(text: string): number | undefined {
   let inString = false
   let inComment = false
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (c === '\n' || c === '\r') {
+    const c = text.charCodeAt(i)
+    if (c === 10 || c === 13) {
       inString = false
       inComment = false
     } else if (inComment) continue
     else if (inString) {
-      if (c === '\\' && text[i + 1] !== '\n' && text[i + 1] !== '\r') i++
-      else if (c === '"') inString = false
-    } else if (c === '"') inString = true
-    else if (c === '#') inComment = true
-    else if (!LEXABLE.test(c) && ++bad > MAX_DIAGNOSTICS) return i
+      if (c === 92) {
+        const next = text.charCodeAt(i + 1)
+        if (next !== 10 && next !== 13) i++
+      } else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 35) inComment = true
+    else if ((c >= 128 || LEXABLE[c] === 0) && ++bad > MAX_DIAGNOSTICS) return i
   }
   return undefined
 }
