@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import type { Cond, CompareOp } from '../../dsl/ast.js'
+import type { Cond } from '../../dsl/ast.js'
 import { evaluateCond } from '../../engine/evaluate.js'
 import type { Signal } from '../../signals/signal.js'
 import { encodeVersion } from '../../signals/units.js'
-import { agg, and, atom, not, or, paren, s, temporal } from './rule-builders.js'
+import { cond } from './parse.js'
 import { data, sig, win } from './signals.js'
 
 const ZK = 'zk.session_timeout'
@@ -32,7 +32,7 @@ describe('engine/evaluate', () => {
       { name: 'two timeouts share one pause', zk: [10, 14], sp: [[12, 3000]], op: 'within', at: [12, 14] },
     ] as const)('$name', ({ zk, sp, op, at }) => {
       const signals = [...zk.map((t) => sig(ZK, t, 7768)), ...sp.map(([t, v]) => sig(SP, t, v))]
-      const matches = run(temporal(op, s(ZK), s(SP, '>', '2s'), '5s'), signals)
+      const matches = run(cond(op === 'within' ? `${ZK} within 5s of ${SP} > 2s` : `${ZK} ${op} ${SP} > 2s within 5s`), signals)
       expect(matches.map((m) => m.at / 1000)).toEqual(at)
       for (const m of matches) {
         expect(m.evidence.map((e) => e.name).sort()).toEqual([SP, ZK])
@@ -43,13 +43,13 @@ describe('engine/evaluate', () => {
 
     it('keeps a pair whose earlier event lies before the window but whose later event is inside', () => {
       const signals = [sig(SP, 98, 3000), sig(ZK, 102, 7768)]
-      expect(run(temporal('within', s(ZK), s(SP, '>', '2s'), '5s'), signals, 100, 200).map((m) => m.at)).toEqual([102_000])
-      expect(run(temporal('within', s(ZK), s(SP, '>', '2s'), '5s'), signals, 103, 200)).toEqual([])
+      expect(run(cond(`${ZK} within 5s of ${SP} > 2s`), signals, 100, 200).map((m) => m.at)).toEqual([102_000])
+      expect(run(cond(`${ZK} within 5s of ${SP} > 2s`), signals, 103, 200)).toEqual([])
     })
 
     it('does not pair a signal with itself', () => {
-      expect(run(temporal('before', s('isr.shrink'), s('isr.shrink'), '5s'), [sig('isr.shrink', 10)])).toEqual([])
-      expect(run(temporal('before', s('isr.shrink'), s('isr.shrink'), '5s'), [sig('isr.shrink', 10), sig('isr.shrink', 12)])).toHaveLength(1)
+      expect(run(cond('isr.shrink before isr.shrink within 5s'), [sig('isr.shrink', 10)])).toEqual([])
+      expect(run(cond('isr.shrink before isr.shrink within 5s'), [sig('isr.shrink', 10), sig('isr.shrink', 12)])).toHaveLength(1)
     })
 
     it('stays linear: 4× the events cost far less than the 16× of pairing every event with every other', () => {
@@ -58,11 +58,12 @@ describe('engine/evaluate', () => {
         for (let i = 0; i < n; i++) signals.push(sig(ZK, i, 7000), sig(SP, i + 0.5, 3000))
         return signals
       }
+      const pairing = cond(`${ZK} within 5s of ${SP} > 2s`)
       const bestOf3 = (signals: Signal[]) => {
         let best = Infinity
         for (let k = 0; k < 3; k++) {
           const started = performance.now()
-          const matches = run(temporal('within', s(ZK), s(SP, '>', '2s'), '5s'), signals, 0, 100_000)
+          const matches = run(pairing, signals, 0, 100_000)
           best = Math.min(best, performance.now() - started)
           expect(matches.length).toBeGreaterThanOrEqual(signals.length / 2)
           expect(matches.length).toBeLessThanOrEqual(signals.length)
@@ -77,82 +78,81 @@ describe('engine/evaluate', () => {
 
   describe('comparisons and units', () => {
     it.each([
-      [SP, 3301, '>', '2s', true],
-      [SP, 2000, '>', '2s', false],
-      [SP, 2000, '>=', '2s', true],
-      [SP, 2000, '==', '2000ms', true],
-      [SP, 2000, '!=', '2s', false],
-      [SP, 0.5, '<', '600us', true],
-      [SP, 0.0005, '>', '10ns', true],
-      ['heap.after_gc', 3.5 * 1024 ** 3, '>', '3GiB', true],
-      ['heap.after_gc', 3.1e9, '>', '3GiB', false],
-      ['heap.after_gc', 3.1e9, '>', '3GB', true],
-      ['request_handler.idle', 0.15, '<', '20%', true],
-      ['request_handler.idle', 0.2, '<=', '20%', true],
-      ['request_handler.idle', 0.25, '<', '20%', false],
-      ['fetch.down_conversion', 3, '>', '100/m', true],
-      ['log.segments', 30, '>', '30', false],
-    ] as [string, number, CompareOp, string, boolean][])('%s %s %s %s → %s', (name, value, op, literal, expected) => {
-      expect(run(s(name, op, literal), [sig(name, 10, value)])).toHaveLength(expected ? 1 : 0)
+      [SP, 3301, 'safepoint.sync > 2s', true],
+      [SP, 2000, 'safepoint.sync > 2s', false],
+      [SP, 2000, 'safepoint.sync >= 2s', true],
+      [SP, 2000, 'safepoint.sync == 2000ms', true],
+      [SP, 2000, 'safepoint.sync != 2s', false],
+      [SP, 0.5, 'safepoint.sync < 600us', true],
+      [SP, 0.0005, 'safepoint.sync > 10ns', true],
+      ['heap.after_gc', 3.5 * 1024 ** 3, 'heap.after_gc > 3GiB', true],
+      ['heap.after_gc', 3.1e9, 'heap.after_gc > 3GiB', false],
+      ['heap.after_gc', 3.1e9, 'heap.after_gc > 3GB', true],
+      ['request_handler.idle', 0.15, 'request_handler.idle < 20%', true],
+      ['request_handler.idle', 0.2, 'request_handler.idle <= 20%', true],
+      ['request_handler.idle', 0.25, 'request_handler.idle < 20%', false],
+      ['fetch.down_conversion', 3, 'fetch.down_conversion > 100/m', true],
+      ['log.segments', 30, 'log.segments > 30', false],
+    ] as [string, number, string, boolean][])('%s = %s: %s → %s', (name, value, text, expected) => {
+      expect(run(cond(text), [sig(name, 10, value)])).toHaveLength(expected ? 1 : 0)
     })
 
     it('ignores signals without a value when comparing', () => {
-      expect(run(s(SP, '>', '0ms'), [sig(SP, 10)])).toEqual([])
+      expect(run(cond('safepoint.sync > 0ms'), [sig(SP, 10)])).toEqual([])
     })
   })
 
   describe('label filters', () => {
     const shrinks = [sig('isr.shrink', 1, undefined, { topic: 'orders', partition: '0' }), sig('isr.shrink', 2, undefined, { topic: 'orders-dlq', partition: '1' }), sig('isr.shrink', 3, undefined, { topic: 'payments' }), sig('isr.shrink', 4)]
     it.each([
-      [[['topic', '=', 'orders']], [1]],
-      [[['topic', '!=', 'orders']], [2, 3, 4]],
-      [[['topic', '=~', 'orders.*']], [1, 2]],
-      [[['topic', '=~', 'order']], []],
-      [[['topic', '!~', 'orders.*']], [3, 4]],
-      [[['partition', '!=', '0']], [2, 3, 4]],
-      [[['topic', '=~', 'orders.*'], ['partition', '!=', '0']], [2]],
-      [[['topic', '=~', '(']], []],
-    ] as [[string, '=' | '!=' | '=~' | '!~', string][], number[]][])('%j keeps %j', (labels, at) => {
-      expect(run(s(atom('isr.shrink', labels)), shrinks).map((m) => m.at / 1000)).toEqual(at)
+      ['isr.shrink{topic="orders"}', [1]],
+      ['isr.shrink{topic!="orders"}', [2, 3, 4]],
+      ['isr.shrink{topic=~"orders.*"}', [1, 2]],
+      ['isr.shrink{topic=~"order"}', []],
+      ['isr.shrink{topic!~"orders.*"}', [3, 4]],
+      ['isr.shrink{partition!="0"}', [2, 3, 4]],
+      ['isr.shrink{topic=~"orders.*", partition!="0"}', [2]],
+    ] as [string, number[]][])('%s keeps %j', (text, at) => {
+      expect(run(cond(text), shrinks).map((m) => m.at / 1000)).toEqual(at)
     })
   })
 
   describe('aggregates', () => {
     const rb = (t: number, group = 'g') => sig('group.rebalance', t, undefined, { group })
     it.each([
-      { name: 'count above threshold', cond: agg('count', 'group.rebalance', '10s', '>', '2'), signals: [rb(0), rb(1), rb(2)], at: [2], value: 3 },
-      { name: 'count: events exactly the window apart are inside', cond: agg('count', 'group.rebalance', '10s', '>', '2'), signals: [rb(0), rb(5), rb(10)], at: [10], value: 3 },
-      { name: 'count: just outside the window', cond: agg('count', 'group.rebalance', '10s', '>', '2'), signals: [rb(0), rb(5), rb(10.001)], at: [], value: 0 },
-      { name: 'count on an empty stream', cond: agg('count', 'group.rebalance', '10m', '<', '1'), signals: [], at: [0], value: 0 },
-      { name: 'count below once events leave', cond: agg('count', 'group.rebalance', '10s', '<', '1'), signals: [rb(-5), rb(0)], at: [10.001], value: 0 },
-      { name: 'rate of events per second', cond: agg('rate', 'group.rebalance', '10s', '>', '0.25/s'), signals: [rb(0), rb(1), rb(2)], at: [2], value: 0.3 },
-      { name: 'rate written per minute', cond: agg('rate', 'group.rebalance', '1m', '>=', '3/m'), signals: [rb(0), rb(1), rb(2)], at: [2], value: 0.05 },
-      { name: 'max', cond: agg('max', SP, '1m', '>', '2s'), signals: [sig(SP, 0, 100), sig(SP, 5, 3301), sig(SP, 6, 10)], at: [5], value: 3301 },
-      { name: 'min', cond: agg('min', 'request_handler.idle', '1m', '<', '20%'), signals: [sig('request_handler.idle', 0, 0.5), sig('request_handler.idle', 5, 0.1)], at: [5], value: 0.1 },
-      { name: 'avg (peak of the episode, after the small pause leaves)', cond: agg('avg', SP, '1m', '>', '1s'), signals: [sig(SP, 0, 500), sig(SP, 5, 2500)], at: [5], value: 2500 },
-      { name: 'sum', cond: agg('sum', 'gc.pause', '1m', '>=', '1s'), signals: [sig('gc.pause', 0, 400), sig('gc.pause', 5, 600)], at: [5], value: 1000 },
-      { name: 'increase across a counter reset', cond: agg('increase', 'log.segments', '1h', '>', '79'), signals: [sig('log.segments', 0, 100), sig('log.segments', 1, 150), sig('log.segments', 2, 10), sig('log.segments', 3, 30)], at: [3], value: 80 },
-      { name: 'increase is not fooled by the reset', cond: agg('increase', 'log.segments', '1h', '>', '80'), signals: [sig('log.segments', 0, 100), sig('log.segments', 1, 150), sig('log.segments', 2, 10), sig('log.segments', 3, 30)], at: [], value: 0 },
-      { name: 'rate of a counter with a reset', cond: agg('rate', 'log.segments', '100s', '>=', '0.8/s'), signals: [sig('log.segments', 0, 100), sig('log.segments', 1, 150), sig('log.segments', 2, 10), sig('log.segments', 3, 30)], at: [3], value: 0.8 },
-      { name: 'trend rising', cond: agg('trend', 'heap.after_gc', '1h', '>', '0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 + i * 6e6)), at: [60], value: 1e5 },
-      { name: 'trend falling is not rising', cond: agg('trend', 'heap.after_gc', '1h', '>', '0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 - i * 6e6)), at: [], value: 0 },
-      { name: 'trend falling', cond: agg('trend', 'heap.after_gc', '1h', '<', '0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 - i * 6e6)), at: [60], value: -1e5 },
-    ])('$name', ({ cond, signals, at, value }) => {
-      const matches = run(cond, signals)
+      { name: 'count above threshold', c: cond('count(group.rebalance) over 10s > 2'), signals: [rb(0), rb(1), rb(2)], at: [2], value: 3 },
+      { name: 'count: events exactly the window apart are inside', c: cond('count(group.rebalance) over 10s > 2'), signals: [rb(0), rb(5), rb(10)], at: [10], value: 3 },
+      { name: 'count: just outside the window', c: cond('count(group.rebalance) over 10s > 2'), signals: [rb(0), rb(5), rb(10.001)], at: [], value: 0 },
+      { name: 'count on an empty stream', c: cond('count(group.rebalance) over 10m < 1'), signals: [], at: [0], value: 0 },
+      { name: 'count below once events leave', c: cond('count(group.rebalance) over 10s < 1'), signals: [rb(-5), rb(0)], at: [10.001], value: 0 },
+      { name: 'rate of events per second', c: cond('rate(group.rebalance) over 10s > 0.25/s'), signals: [rb(0), rb(1), rb(2)], at: [2], value: 0.3 },
+      { name: 'rate written per minute', c: cond('rate(group.rebalance) over 1m >= 3/m'), signals: [rb(0), rb(1), rb(2)], at: [2], value: 0.05 },
+      { name: 'max', c: cond('max(safepoint.sync) over 1m > 2s'), signals: [sig(SP, 0, 100), sig(SP, 5, 3301), sig(SP, 6, 10)], at: [5], value: 3301 },
+      { name: 'min', c: cond('min(request_handler.idle) over 1m < 20%'), signals: [sig('request_handler.idle', 0, 0.5), sig('request_handler.idle', 5, 0.1)], at: [5], value: 0.1 },
+      { name: 'avg (peak of the episode, after the small pause leaves)', c: cond('avg(safepoint.sync) over 1m > 1s'), signals: [sig(SP, 0, 500), sig(SP, 5, 2500)], at: [5], value: 2500 },
+      { name: 'sum', c: cond('sum(gc.pause) over 1m >= 1s'), signals: [sig('gc.pause', 0, 400), sig('gc.pause', 5, 600)], at: [5], value: 1000 },
+      { name: 'increase across a counter reset', c: cond('increase(log.segments) over 1h > 79'), signals: [sig('log.segments', 0, 100), sig('log.segments', 1, 150), sig('log.segments', 2, 10), sig('log.segments', 3, 30)], at: [3], value: 80 },
+      { name: 'increase is not fooled by the reset', c: cond('increase(log.segments) over 1h > 80'), signals: [sig('log.segments', 0, 100), sig('log.segments', 1, 150), sig('log.segments', 2, 10), sig('log.segments', 3, 30)], at: [], value: 0 },
+      { name: 'rate of a counter with a reset', c: cond('rate(log.segments) over 100s >= 0.8/s'), signals: [sig('log.segments', 0, 100), sig('log.segments', 1, 150), sig('log.segments', 2, 10), sig('log.segments', 3, 30)], at: [3], value: 0.8 },
+      { name: 'trend rising', c: cond('trend(heap.after_gc) over 1h > 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 + i * 6e6)), at: [60], value: 1e5 },
+      { name: 'trend falling is not rising', c: cond('trend(heap.after_gc) over 1h > 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 - i * 6e6)), at: [], value: 0 },
+      { name: 'trend falling', c: cond('trend(heap.after_gc) over 1h < 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 - i * 6e6)), at: [60], value: -1e5 },
+    ])('$name', ({ c, signals, at, value }) => {
+      const matches = run(c, signals)
       expect(matches.map((m) => m.at / 1000)).toEqual(at)
       if (at.length) expect(Object.values(matches[0].values)[0].value).toBeCloseTo(value, 6)
     })
 
     it('groups by label and names the group', () => {
       const signals = [rb(1, 'a'), rb(2, 'b'), rb(3, 'a'), rb(4, 'a'), rb(5, 'b')]
-      const matches = run(agg('count', 'group.rebalance', '1m', '>', '2', ['group']), signals)
+      const matches = run(cond('count(group.rebalance) by group over 1m > 2'), signals)
       expect(matches.map((m) => m.labels)).toEqual([{ group: 'a' }])
       expect(matches[0].evidence.every((e) => e.labels?.group === 'a')).toBe(true)
     })
 
     it('reports one episode per stretch where the condition holds, at its peak', () => {
       const signals = [rb(0), rb(1), rb(2), rb(3), rb(100), rb(101), rb(102)]
-      const matches = run(agg('count', 'group.rebalance', '10s', '>', '2'), signals)
+      const matches = run(cond('count(group.rebalance) over 10s > 2'), signals)
       expect(matches.map((m) => [m.at / 1000, m.values['group.rebalance'].value])).toEqual([[2, 4], [102, 3]])
       // held until the second event left the window, 1 ms after it was 10 s old
       expect(matches[0].lastAt).toBe(10_001)
@@ -160,7 +160,7 @@ describe('engine/evaluate', () => {
 
     it('bounds the evidence of a large window', () => {
       const signals = Array.from({ length: 5000 }, (_, i) => rb(i * 0.1))
-      const [m] = run(agg('count', 'group.rebalance', '1h', '>', '100'), signals)
+      const [m] = run(cond('count(group.rebalance) over 1h > 100'), signals)
       expect(m.evidence.length).toBeLessThanOrEqual(12)
       expect(m.evidenceTotal).toBe(5000)
     })
@@ -175,7 +175,7 @@ describe('engine/evaluate', () => {
       { name: 'a gap longer than D breaks the run', samples: [[0, 0.1], [70, 0.1]], at: [] },
       { name: 'a new run after a break', samples: [[0, 0.5], [10, 0.1], [40, 0.1], [70, 0.1]], at: [70] },
     ])('$name', ({ samples, at }) => {
-      const matches = run(s('request_handler.idle', '<', '20%', '1m'), samples.map(([t, v]) => idle(t, v)))
+      const matches = run(cond('request_handler.idle < 20% for 1m'), samples.map(([t, v]) => idle(t, v)))
       expect(matches.map((m) => m.at / 1000)).toEqual(at)
     })
   })
@@ -183,15 +183,15 @@ describe('engine/evaluate', () => {
   describe('facts', () => {
     const fact = (name: string, value: number, sec = 5, labels?: Record<string, string>) => sig(name, sec, value, labels)
     it.each([
-      { name: 'segment.ms of 100 ms', cond: s('config.segment_ms', '<', '1m'), facts: [fact('config.segment_ms', 100, 5, { topic: 't' })], n: 1 },
-      { name: 'segment.ms of 7 days', cond: s('config.segment_ms', '<', '1m'), facts: [fact('config.segment_ms', 7 * 86_400_000)], n: 0 },
-      { name: 'the latest value wins', cond: s('config.segment_ms', '<', '1m'), facts: [fact('config.segment_ms', 100, 1), fact('config.segment_ms', 7 * 86_400_000, 2)], n: 0 },
-      { name: 'version 0.10.2.1 < 2.2.1', cond: s('broker.version', '<', '2.2.1'), facts: [fact('broker.version', encodeVersion('0.10.2.1')!)], n: 1 },
-      { name: 'version 3.7.0 is not < 2.2.1', cond: s('broker.version', '<', '2.2.1'), facts: [fact('broker.version', encodeVersion('3.7.0')!)], n: 0 },
-      { name: 'a fact recorded after now is not yet known', cond: s('config.segment_ms', '<', '1m'), facts: [fact('config.segment_ms', 100, 4000)], n: 0 },
-      { name: 'a fact older than the window still holds', cond: s('config.segment_ms', '<', '1m'), facts: [fact('config.segment_ms', 100, -86_400)], n: 1 },
-    ])('$name', ({ cond, facts, n }) => {
-      const matches = run(cond, facts)
+      { name: 'segment.ms of 100 ms', c: cond('config.segment_ms < 1m'), facts: [fact('config.segment_ms', 100, 5, { topic: 't' })], n: 1 },
+      { name: 'segment.ms of 7 days', c: cond('config.segment_ms < 1m'), facts: [fact('config.segment_ms', 7 * 86_400_000)], n: 0 },
+      { name: 'the latest value wins', c: cond('config.segment_ms < 1m'), facts: [fact('config.segment_ms', 100, 1), fact('config.segment_ms', 7 * 86_400_000, 2)], n: 0 },
+      { name: 'version 0.10.2.1 < 2.2.1', c: cond('broker.version < 2.2.1'), facts: [fact('broker.version', encodeVersion('0.10.2.1')!)], n: 1 },
+      { name: 'version 3.7.0 is not < 2.2.1', c: cond('broker.version < 2.2.1'), facts: [fact('broker.version', encodeVersion('3.7.0')!)], n: 0 },
+      { name: 'a fact recorded after now is not yet known', c: cond('config.segment_ms < 1m'), facts: [fact('config.segment_ms', 100, 4000)], n: 0 },
+      { name: 'a fact older than the window still holds', c: cond('config.segment_ms < 1m'), facts: [fact('config.segment_ms', 100, -86_400)], n: 1 },
+    ])('$name', ({ c, facts, n }) => {
+      const matches = run(c, facts)
       expect(matches).toHaveLength(n)
       for (const m of matches) expect(m.lastAt).toBe(3_600_000)
     })
@@ -202,33 +202,33 @@ describe('engine/evaluate', () => {
     const shutdown = sig('broker.shutdown', 20)
     const oom = sig('jvm.oom', 30, undefined, { kind: 'heap' })
     it.each([
-      { name: 'not: absent', cond: not(s('broker.shutdown')), signals: [shrink], n: 1 },
-      { name: 'not: present', cond: not(s('broker.shutdown')), signals: [shutdown], n: 0 },
-      { name: 'and not', cond: and(s('isr.shrink'), not(s('broker.shutdown'))), signals: [shrink], n: 1 },
-      { name: 'and not, excluded', cond: and(s('isr.shrink'), not(s('broker.shutdown'))), signals: [shrink, shutdown], n: 0 },
-      { name: 'and: one side missing', cond: and(s('isr.shrink'), s('jvm.oom')), signals: [shrink], n: 0 },
-      { name: 'and: both', cond: and(s('isr.shrink'), s('jvm.oom')), signals: [shrink, oom], n: 1 },
-      { name: 'or: either', cond: or(s('broker.shutdown'), s('jvm.oom')), signals: [shutdown, oom], n: 2 },
-      { name: 'nested (A or B) and C', cond: and(paren(or(s('broker.shutdown'), s('jvm.oom'))), s('isr.shrink')), signals: [shrink, oom], n: 1 },
-      { name: 'nested (A or B) and C, C missing', cond: and(paren(or(s('broker.shutdown'), s('jvm.oom'))), s('isr.shrink')), signals: [oom], n: 0 },
-      { name: 'not (A and B)', cond: not(paren(and(s('isr.shrink'), s('jvm.oom')))), signals: [shrink], n: 1 },
-      { name: 'empty data: not holds, and fails', cond: or(not(s('jvm.oom')), and(s('isr.shrink'), s('jvm.oom'))), signals: [], n: 1 },
-    ])('$name', ({ cond, signals, n }) => {
-      expect(run(cond, signals)).toHaveLength(n)
+      { name: 'not: absent', c: cond('not broker.shutdown'), signals: [shrink], n: 1 },
+      { name: 'not: present', c: cond('not broker.shutdown'), signals: [shutdown], n: 0 },
+      { name: 'and not', c: cond('isr.shrink and not broker.shutdown'), signals: [shrink], n: 1 },
+      { name: 'and not, excluded', c: cond('isr.shrink and not broker.shutdown'), signals: [shrink, shutdown], n: 0 },
+      { name: 'and: one side missing', c: cond('isr.shrink and jvm.oom'), signals: [shrink], n: 0 },
+      { name: 'and: both', c: cond('isr.shrink and jvm.oom'), signals: [shrink, oom], n: 1 },
+      { name: 'or: either', c: cond('broker.shutdown or jvm.oom'), signals: [shutdown, oom], n: 2 },
+      { name: 'nested (A or B) and C', c: cond('(broker.shutdown or jvm.oom) and isr.shrink'), signals: [shrink, oom], n: 1 },
+      { name: 'nested (A or B) and C, C missing', c: cond('(broker.shutdown or jvm.oom) and isr.shrink'), signals: [oom], n: 0 },
+      { name: 'not (A and B)', c: cond('not (isr.shrink and jvm.oom)'), signals: [shrink], n: 1 },
+      { name: 'empty data: not holds, and fails', c: cond('not jvm.oom or isr.shrink and jvm.oom'), signals: [], n: 1 },
+    ])('$name', ({ c, signals, n }) => {
+      expect(run(c, signals)).toHaveLength(n)
     })
 
     it('and joins grouped operands on their shared labels', () => {
       const rb = (t: number, g: string) => sig('group.rebalance', t, undefined, { group: g })
       const mf = (t: number, g: string) => sig('group.member_failed', t, undefined, { group: g })
-      const cond = and(agg('count', 'group.rebalance', '1h', '>', '1', ['group']), agg('count', 'group.member_failed', '1h', '>', '0', ['group']))
-      const matches = run(cond, [rb(1, 'a'), rb(2, 'a'), rb(3, 'b'), rb(4, 'b'), mf(5, 'b')])
+      const both = cond('count(group.rebalance) by group over 1h > 1 and count(group.member_failed) by group over 1h > 0')
+      const matches = run(both, [rb(1, 'a'), rb(2, 'a'), rb(3, 'b'), rb(4, 'b'), mf(5, 'b')])
       expect(matches.map((m) => m.labels)).toEqual([{ group: 'b' }])
       expect(matches[0].evidence.map((e) => e.name)).toContain('group.member_failed')
     })
 
     it('and over a temporal pair and a fact carries both as evidence', () => {
-      const cond = and(temporal('within', s(ZK), s(SP, '>', '2s'), '5s'), s('config.zookeeper_session_timeout_ms', '<=', '6s'))
-      const matches = run(cond, [sig(ZK, 10, 7768), sig(SP, 9, 3301), sig('config.zookeeper_session_timeout_ms', 1, 6000)])
+      const pairAndFact = cond(`${ZK} within 5s of ${SP} > 2s and config.zookeeper_session_timeout_ms <= 6s`)
+      const matches = run(pairAndFact, [sig(ZK, 10, 7768), sig(SP, 9, 3301), sig('config.zookeeper_session_timeout_ms', 1, 6000)])
       expect(matches).toHaveLength(1)
       expect(matches[0].evidence.map((e) => e.name)).toEqual(['config.zookeeper_session_timeout_ms', SP, ZK])
     })

@@ -7,3 +7,8 @@ export function rules(text: string, file = 'test.rules'): Rule[] {
   if (hasErrors(parsed.diagnostics)) throw new Error(parsed.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'))
   return parsed.rules
 }
+
+/** The condition of `when <text>`, as the parser builds it. */
+export function cond(text: string) {
+  return rules(`rule t when ${text} then cause "t"`)[0].when
+}
