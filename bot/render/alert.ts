@@ -2,7 +2,7 @@ import type { Cause } from '../../engine/diagnosis.js'
 import type { AlertRecord } from '../../engine/store/store.js'
 import type { BotMessage, MessagePart } from '../message.js'
 import { escapeMrkdwn } from './block-kit.js'
-import { causeButtons, renderTimeline } from './diagnosis.js'
+import { causeButtons, renderTimeline, runbookLink } from './diagnosis.js'
 import { formatDuration, formatTime } from './time.js'
 
 /**
@@ -30,7 +30,7 @@ export function renderAlert(alert: AlertRecord, cause: Cause, opts: AlertRenderO
   ]
   if (cause.evidence.length) parts.push({ kind: 'section', text: renderTimeline(cause.evidence, { timeZone: opts.timeZone, maxEvidence: opts.maxEvidence ?? 10 }, cause.matchedAt) })
   if (cause.advise) parts.push({ kind: 'section', text: `:bulb: ${escapeMrkdwn(cause.advise)}` })
-  if (cause.runbook) parts.push({ kind: 'context', text: `Runbook: ${escapeMrkdwn(cause.runbook)}` })
+  if (cause.runbook) parts.push({ kind: 'context', text: `Runbook: ${runbookLink(cause.runbook)}` })
   parts.push({ kind: 'context', text: `Fingerprint \`${alert.fingerprint}\`` })
   const buttons = causeButtons(cause, alert.fingerprint)
   if (alert.broker !== undefined) buttons.splice(1, 0, { kind: 'button', label: `Why broker ${alert.broker}`, action: 'kafka_run', value: `why ${alert.cluster}:${alert.broker}` })

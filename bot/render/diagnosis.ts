@@ -149,6 +149,7 @@ function mergeRows(evidence: Evidence[]): Row[] {
   return [...rows.values()]
 }
 
-function runbookLink(runbook: string): string {
-  return /^https?:\/\/\S+$/.test(runbook) ? `<${runbook}|${escapeMrkdwn(runbook)}>` : escapeMrkdwn(runbook)
+/** A runbook as a link when it is a URL, else as text. */
+export function runbookLink(runbook: string): string {
+  return /^https?:\/\/[^\s<>|]+$/.test(runbook) ? `<${runbook.replace(/&/g, '&amp;')}>` : escapeMrkdwn(runbook)
 }
