@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
 import { hasErrors, parseRules } from '../dsl/index.js'
 import type { Rule } from '../dsl/ast.js'
@@ -36,7 +37,7 @@ const START = 1_700_000_000_000
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 /** The shipped rule pack, topped up to 50 rules with variants of its operators. */
-function benchRules(): Rule[] {
+export function benchRules(): Rule[] {
   const dir = 'rules'
   const rules: Rule[] = []
   for (const f of readdirSync(dir).filter((f) => f.endsWith('.rules')).sort()) {
@@ -61,7 +62,7 @@ function benchRules(): Rule[] {
 }
 
 /** n signals of one broker over one hour: the events and samples the rules read, a few incidents in them. */
-function brokerSignals(n: number, broker: string, spanMs = HOUR): Signal[] {
+export function brokerSignals(n: number, broker: string, spanMs = HOUR): Signal[] {
   let seed = 42
   const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31)
   const mix: [string, () => Partial<Signal>][] = [
@@ -167,12 +168,14 @@ function benchEvaluation(rules: Rule[]): void {
   }
 }
 
-const rules = benchRules()
-console.log(`kafka-why engine bench against ${url} (${rules.length} rules)`)
-console.log(`(1) ingest: ${fmt(INGEST_SIGNALS)} signals into RedisStore, then redis-benchmark -P 64 -t zadd`)
-const ingest = await benchStoreIngest(url, { signals: INGEST_SIGNALS })
-console.log(`    RedisStore.append           ${fmt(ingest.signalsPerSec)} signals/s (${fmt(ingest.seconds, 2)} s, ${fmt(ingest.nodeCpuMicrosPerSignal, 1)} µs CPU/signal)`)
-if (ingest.redisBenchmarkZaddPerSec === undefined) console.log('    redis-benchmark             could not run (is it on PATH?)')
-else console.log(`    redis-benchmark -P 64 zadd  ${fmt(ingest.redisBenchmarkZaddPerSec)} requests/s  ratio ${fmt(ingest.ratio!, 2)}x  (target 200,000 signals/s: ${ingest.signalsPerSec >= 200_000 ? 'met' : 'not met'})`)
-await benchWhy(rules)
-benchEvaluation(rules)
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const rules = benchRules()
+  console.log(`kafka-why engine bench against ${url} (${rules.length} rules)`)
+  console.log(`(1) ingest: ${fmt(INGEST_SIGNALS)} signals into RedisStore, then redis-benchmark -P 64 -t zadd`)
+  const ingest = await benchStoreIngest(url, { signals: INGEST_SIGNALS })
+  console.log(`    RedisStore.append           ${fmt(ingest.signalsPerSec)} signals/s (${fmt(ingest.seconds, 2)} s, ${fmt(ingest.nodeCpuMicrosPerSignal, 1)} µs CPU/signal)`)
+  if (ingest.redisBenchmarkZaddPerSec === undefined) console.log('    redis-benchmark             could not run (is it on PATH?)')
+  else console.log(`    redis-benchmark -P 64 zadd  ${fmt(ingest.redisBenchmarkZaddPerSec)} requests/s  ratio ${fmt(ingest.ratio!, 2)}x  (target 200,000 signals/s: ${ingest.signalsPerSec >= 200_000 ? 'met' : 'not met'})`)
+  await benchWhy(rules)
+  benchEvaluation(rules)
+}
