@@ -67,6 +67,25 @@ describe.skipIf(unavailable !== undefined)('bot/commands (admin against a real b
     expect(toConsole(config)).toMatch(/segment\.ms = 100 +\[DYNAMIC_TOPIC_CONFIG\]/)
   })
 
+  it('describes a consumer group with its members', async () => {
+    const k = new kafkajs.Kafka({ brokers: cluster.bootstrap.split(','), clientId: 'bot-test-consumer', logLevel: kafkajs.logLevel.NOTHING })
+    const consumer = k.consumer({ groupId: 'bot-test-group', sessionTimeout: 10_000, heartbeatInterval: 1000 })
+    await consumer.connect()
+    try {
+      await consumer.subscribe({ topics: ['orders'], fromBeginning: true })
+      await consumer.run({ eachMessage: async () => undefined })
+      for (let i = 0; i < 100; i++) {
+        if ((await admin.describeGroup('bot-test-group')).state === 'Stable') break
+        await new Promise((r) => setTimeout(r, 200))
+      }
+      const g = await run('describe group bot-test-group', { user: 'U0CAROL', channel: 'C0PERF' })
+      expect(g.text).toBe('Group bot-test-group: Stable, 1 members')
+      expect(toConsole(g)).toMatch(/• bot-test-consumer /)
+    } finally {
+      await consumer.disconnect()
+    }
+  }, 60_000)
+
   it.each([
     ['describe topic no-such-topic', /Topic no-such-topic on perf-lab does not exist/],
     ['config topic orders set segmnt.ms=1', /Topic orders has no config key 'segmnt.ms'\. Did you mean `segment.ms`\?/],
