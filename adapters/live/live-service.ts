@@ -6,6 +6,7 @@ import path from 'node:path'
 import { loadRules } from '../../cli/load-rules.js'
 import type { AlertEvent } from '../../engine/alerts.js'
 import { AlertEngine } from '../../engine/alerts.js'
+import { SignalWriter, type WriteOutcome } from '../../engine/ingest.js'
 import type { Store } from '../../engine/store/store.js'
 import type { Signal } from '../../signals/signal.js'
 import { AdminPoller } from '../admin/admin-poller.js'
@@ -48,7 +49,7 @@ type SourceHealth = { cluster: string; broker?: string; target: string; up: bool
 export type Health = {
   status: 'ok' | 'degraded' | 'failing'
   startedAt: number
-  store: { ok: boolean; lastError?: string }
+  store: { ok: boolean; lastError?: string; buffered?: number }
   scrape: SourceHealth[]
   admin: SourceHealth[]
   logs: { cluster: string; broker?: string; file: string; lines: number; signals: number; unparsed: number }[]
@@ -68,7 +69,8 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   const metrics = new MetricsRegistry()
   const signalsIn = metrics.counter('kafka_why_signals_total', 'Signals accepted into the store, by source adapter.')
   const signalsRejected = metrics.counter('kafka_why_signals_rejected_total', 'Signals the store refused, by source adapter and reason.')
-  const signalsDropped = metrics.counter('kafka_why_signals_dropped_total', 'Signals lost because the store could not be written, by source adapter.')
+  const signalsDropped = metrics.counter('kafka_why_signals_dropped_total', 'Signals refused because the store was down longer than the buffer lasts, by source adapter and reason.')
+  const ingestBuffered = metrics.gauge('kafka_why_ingest_buffered', 'Signals waiting for the store.')
   const parseFailures = metrics.counter('kafka_why_parse_failures_total', 'Input lines that could not be parsed, by source adapter and reason.')
   const scrapes = metrics.counter('kafka_why_scrapes_total', 'Scrape attempts, by target and result.')
   const scrapeDuration = metrics.gauge('kafka_why_scrape_duration_seconds', 'Duration of the last scrape of a target.')
@@ -90,16 +92,32 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     bot: { running: false },
   }
 
-  const sink = (source: string) => async (signals: Signal[]) => {
-    try {
-      const r = await store.append(signals)
-      health.store = { ok: true }
-      if (r.accepted) signalsIn({ source }, r.accepted)
-      for (const [reason, n] of Object.entries(r.rejected)) signalsRejected({ source, reason }, n)
-    } catch (err) {
-      health.store = { ok: false, lastError: (err as Error).message }
-      signalsDropped({ source }, signals.length)
+  // One write path for every adapter: batches, rides out a store outage in a bounded buffer, retries.
+  const writer = new SignalWriter(store, {
+    onEvent: (e) => {
+      if (e.kind === 'store-down') {
+        if (health.store.ok) log.error(`store: append failed, buffering (${e.buffered} held): ${e.message}`)
+        health.store = { ok: false, lastError: e.message }
+      } else if (e.kind === 'store-up') {
+        health.store = { ok: true }
+        log.info(`store: back after ${e.attempts} attempts`)
+      }
+    },
+  })
+  const account = (source: string, o: WriteOutcome) => {
+    if (o.accepted) signalsIn({ source }, o.accepted)
+    for (const [reason, n] of Object.entries(o.rejected)) {
+      if (reason === 'buffer full' || reason === 'writer closed') signalsDropped({ source, reason }, n)
+      else signalsRejected({ source, reason }, n)
     }
+  }
+  /**
+   * Scrapes and polls hand their signals on without waiting for the store (a slow store must not make
+   * a broker look stale); log tails wait, so a file offset is saved only once its signals are stored.
+   */
+  const sink = (source: string, wait = false) => async (signals: Signal[]) => {
+    const pending = writer.write(signals).then((o) => account(source, o))
+    if (wait) await pending
   }
 
   // Prometheus scrape targets, all on one loop with a schedule and backoff each.
@@ -168,7 +186,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   for (const c of config.clusters) {
     for (const l of c.logs) {
       const tail = tailLogFile({ path: l.path, cluster: c.name, broker: l.broker }, l.path, {
-        onSignals: sink('logs'),
+        onSignals: sink('logs', true),
         offsetFile: l.offsetFile,
         fromEnd: l.fromEnd,
       })
@@ -237,6 +255,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   }
 
   const snapshot = (): Health => {
+    health.store.buffered = writer.buffered
     health.logs = tails.map((t) => {
       const s = t.tail.stats()
       const unparsed = Object.values(s.unparsed).reduce((a, b) => a + b, 0)
@@ -248,6 +267,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   }
 
   const renderMetrics = (): string => {
+    ingestBuffered({}, writer.buffered)
     for (const t of tails) {
       const s = t.tail.stats()
       logLines({ file: t.file }, s.lines)
@@ -297,6 +317,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
       await scrapeLoop?.stop()
       for (const t of tails) t.tail.stop()
       await Promise.allSettled([...inFlight, ...tails.map((t) => t.tail.done)])
+      await writer.close(2000)
       await Promise.allSettled(admins.map((a) => a.close()))
       await bot?.stop().catch(() => undefined)
       if (botDir) await rm(botDir, { recursive: true, force: true })

@@ -1,5 +1,7 @@
 import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,6 +9,7 @@ import { LiveConfigError, parseLiveConfig } from '../../adapters/live/live-confi
 import { startLiveService, type Health, type LiveService } from '../../adapters/live/live-service.js'
 import { parseExposition } from '../../adapters/prometheus/exposition.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
+import { RedisStore } from '../../engine/store/redis-store.js'
 import { startCluster, type LabCluster } from '../../lab/cluster.js'
 import { freePort } from '../adapters/prometheus/jmx-jvm.js'
 import { SlackStandIn } from '../bot/support/slack-stand-in.js'
@@ -143,11 +146,15 @@ live:
     expect(h.body.admin[0]).toMatchObject({ cluster: 'lab', up: true })
     expect(h.body.engine).toMatchObject({ enabled: true, rules: 1, ruleErrors: 0 })
     expect(h.body.bot).toEqual({ running: false, reason: 'no bot settings (clusters) in the config' })
-    expect(h.body.store).toEqual({ ok: true })
+    expect(h.body.store).toEqual({ ok: true, buffered: 0 })
   })
 
-  it('stores what the real broker reports through each adapter', async () => {
-    const signals = await store.query({ cluster: 'lab', broker: '1', from: 0, to: Date.now() + 60_000 })
+  it('stores what the real broker reports through each adapter', { timeout: 30_000 }, async () => {
+    // counter rates need a second scrape
+    const signals = await until(async () => {
+      const all = await store.query({ cluster: 'lab', broker: '1', from: 0, to: Date.now() + 60_000 })
+      return all.some((s) => s.name === 'gc.count') ? all : undefined
+    }, 15_000)
     const bySource = (prefix: string) => new Set(signals.filter((s) => s.source.startsWith(prefix)).map((s) => s.name))
     expect([...bySource('prom:')]).toEqual(expect.arrayContaining(['partitions.under_replicated', 'fd.open', 'fd.max', 'heap.used', 'request_handler.idle', 'network_processor.idle', 'gc.count', 'gc.time']))
     expect([...bySource('admin:')]).toEqual(expect.arrayContaining(['partitions.under_replicated', 'partitions.under_min_isr']))
@@ -214,6 +221,61 @@ live:
       await service.stop()
       await store.close()
       await slack.stop()
+    }
+  })
+})
+
+describe('serve/live-service through a Redis outage', () => {
+  it('answers 503 while Redis is down, buffers, and stores what arrived meanwhile once it is back', { timeout: 90_000 }, async () => {
+    const redisPort = await freePort()
+    const startRedis = () => {
+      const p = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+      return until(async () => {
+        const ok = await new Promise<boolean>((r) => execFile('redis-cli', ['-p', String(redisPort), 'ping'], (e, out) => r(!e && out.trim() === 'PONG')))
+        return ok ? p : undefined
+      }, 10_000)
+    }
+    let redis = await startRedis()
+    const exporter = http.createServer((_, res) => res.writeHead(200).end('process_open_fds 12\n'))
+    await new Promise<void>((r) => exporter.listen(0, '127.0.0.1', r))
+    const config = parseLiveConfig(`
+live:
+  listen: 127.0.0.1:0
+  engine: { enabled: false }
+  clusters:
+    c1:
+      scrape: { interval: 200ms, targets: [{ broker: 1, url: "http://127.0.0.1:${(exporter.address() as AddressInfo).port}/metrics" }] }
+`)
+    const store = new RedisStore({ url: `redis://127.0.0.1:${redisPort}`, prefix: 'serve-outage:', connectTimeoutMs: 300, commandTimeoutMs: 500 })
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} }
+    const service = await startLiveService({ config, store, log: quiet, env: {} })
+    const stored = async () => (await store.query({ cluster: 'c1', broker: '1', names: ['fd.open'], from: 0, to: Date.now() + 1000 })).length
+    try {
+      await until(async () => ((await stored()) >= 2 ? true : undefined), 15_000)
+      redis.kill('SIGKILL')
+      const down = await until(async () => {
+        const r = await getJson(`${service.url}/healthz`)
+        return r.status === 503 && r.body.store.buffered! >= 3 ? r : undefined
+      }, 20_000)
+      expect(down.body).toMatchObject({ status: 'failing', store: { ok: false } })
+      const outageStart = Date.now()
+      await sleep(1000)
+      redis = await startRedis()
+      const back = await until(async () => {
+        const r = await getJson(`${service.url}/healthz`)
+        return r.status === 200 && r.body.store.buffered === 0 ? r : undefined
+      }, 30_000)
+      expect(back.body.store.ok).toBe(true)
+      // the fresh Redis holds the readings scraped while it was away
+      const during = (await store.query({ cluster: 'c1', broker: '1', names: ['fd.open'], from: outageStart - 5000, to: outageStart + 1000 })).length
+      expect(during).toBeGreaterThanOrEqual(3)
+      const metrics = await (await fetch(`${service.url}/metrics`)).text()
+      expect(sample(metrics, 'kafka_why_signals_dropped_total')).toBe(0)
+    } finally {
+      await service.stop()
+      await store.close()
+      redis.kill('SIGKILL')
+      exporter.close()
     }
   })
 })
