@@ -44,6 +44,8 @@ function describeAction(action: string, value: string): string {
       return `→ ${value}`
     case 'kafka_show_rule':
       return `→ explain ${value}`
+    case 'kafka_why_broker':
+      return `→ why ${value}`
     case 'kafka_silence_1h': {
       try {
         return `→ silence ${(JSON.parse(value) as { matcher: string }).matcher} 1h`

@@ -102,7 +102,13 @@ function show(reply: BotMessage, buttons: Button[], color: boolean): string {
     ...reply,
     parts: reply.parts.map((p) =>
       p.kind === 'actions'
-        ? { ...p, elements: p.elements.map((e) => (e.kind === 'button' ? (buttons.push(e), { ...e, label: `${buttons.length}: ${e.label}` }) : e)) }
+        ? {
+            ...p,
+            // A menu becomes one numbered button per option, since a terminal has no dropdown.
+            elements: p.elements
+              .flatMap((e): Button[] => (e.kind === 'button' ? [e] : e.options.map((o) => ({ kind: 'button', label: `${e.placeholder.replace(/…$/, '')}: ${o.label}`, action: e.action, value: o.value }))))
+              .map((e) => (buttons.push(e), { ...e, label: `${buttons.length}: ${e.label}` })),
+          }
         : p,
     ),
   }
