@@ -96,7 +96,7 @@ function evaluateSustained(cond: StreamCond, series: readonly Signal[], window: 
   for (const s of series) {
     if (s.at > window.to) break
     if (!keep(s)) continue
-    const key = labelKey(s.labels)
+    const key = s.labels ? labelKey(s.labels) : ''
     const run = runs.get(key)
     const ok = compareValue(s.value, compare)
     if (run && (!ok || s.at - run.last.at > forMs)) {
