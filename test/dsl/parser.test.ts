@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Cond, Rule } from '../../dsl/ast.js'
-import { parseRules, signalsOfRule } from '../../dsl/index.js'
+import { parseRules, signalsOfRule, signalUsesOfRule } from '../../dsl/index.js'
 
 /** A compact, readable shape of a condition: what the parser understood, without spans. */
 function shape(c: Cond): string {
@@ -207,5 +207,14 @@ rule stw_pause_session_expiry
   it('lists the signals a condition reads, once each', () => {
     const r = one('rule r when zk.session_timeout within 5s of safepoint.sync > 2s and not count(isr.shrink) over 5m > 3 and safepoint.sync > 1s then cause "c" explains leader.change')
     expect(signalsOfRule(r)).toEqual(['zk.session_timeout', 'safepoint.sync', 'isr.shrink'])
+  })
+
+  it('lists per signal the label filters and by labels a condition uses', () => {
+    const r = one('rule r when count(isr.shrink{topic="orders"}) by partition over 5m > 3 or isr.shrink{topic=~"pay.*"} within 5s of gc.pause then cause "c"')
+    const uses = signalUsesOfRule(r).map((u) => ({ signal: u.signal, filters: u.atoms.map((a) => a.labels.map((l) => `${l.name}${l.op}${l.value}`)), by: u.by }))
+    expect(uses).toEqual([
+      { signal: 'isr.shrink', filters: [['topic=orders'], ['topic=~pay.*']], by: ['partition'] },
+      { signal: 'gc.pause', filters: [[]], by: [] },
+    ])
   })
 })
