@@ -55,8 +55,9 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 
 /** Parses the text after `/kafka`; throws UserError with a usage line on any problem. */
 export function parseCommand(raw: string): Command {
-  checkCharacters(raw)
-  const tokens = raw.trim().split(/ +/).filter(Boolean)
+  const text = unwrapAutoLinks(raw)
+  checkCharacters(text)
+  const tokens = text.trim().split(/ +/).filter(Boolean)
   if (!tokens.length) return { verb: 'help' }
   const [verbText, ...args] = tokens
   const verb = verbText.toLowerCase()
@@ -133,6 +134,15 @@ export function parseCommand(raw: string): Command {
       throw new UserError(`Unknown command '${verbText}'.${guess ? ` Did you mean \`${guess}\`?` : ''} Try \`/kafka help\`.`)
     }
   }
+}
+
+/**
+ * With "escape links" enabled Slack rewrites words that look like domains: `segment.ms` (.ms is a
+ * top-level domain) arrives as `<http://segment.ms|segment.ms>`. Such a link whose label is the
+ * word itself is turned back into the word; anything else stays and is refused below.
+ */
+function unwrapAutoLinks(raw: string): string {
+  return raw.replace(/<https?:\/\/([^|<>\s]+)\|([^<>]+)>/g, (whole, target: string, label: string) => (target.replace(/\/$/, '') === label ? label : whole))
 }
 
 /** Refuses the whole text when any character is outside the accepted set, naming the first one. */

@@ -19,6 +19,7 @@ describe('bot/parse-command', () => {
     ['config topic orders set cleanup.policy=compact,delete', { verb: 'config', kind: 'topic', cluster: undefined, name: 'orders', change: { op: 'set', key: 'cleanup.policy', value: 'compact,delete' } }],
     ['config topic orders reset segment.ms', { verb: 'config', kind: 'topic', cluster: undefined, name: 'orders', change: { op: 'reset', key: 'segment.ms' } }],
     ['silence stw_pause_session_expiry 1h', { verb: 'silence', matcher: 'stw_pause_session_expiry', durationMs: 3_600_000 }],
+    ['config topic orders set <http://segment.ms|segment.ms>=1000', { verb: 'config', kind: 'topic', cluster: undefined, name: 'orders', change: { op: 'set', key: 'segment.ms', value: '1000' } }],
     ['', { verb: 'help' }],
     ['help why', { verb: 'help', topic: 'why' }],
   ])('parses %j', (text, expected) => {
@@ -53,6 +54,7 @@ describe('bot/parse-command', () => {
     ['why\t3', /must fit on one line/],
     ['describe topic <@U123>', /The character "<" is not accepted/],
     ['why ' + '9'.repeat(600), /limit is 500/],
+    ['describe topic <http://evil.example|orders>', /The character "<" is not accepted/],
   ])('refuses %j with a clear reason', (text, message) => {
     let err: unknown
     try {
