@@ -16,7 +16,7 @@ describe('dsl/render', () => {
     ['a zero-width span still gets a caret', 'when a', at('r.rules', 1, 7, 7), undefined, ["r.rules:1:7 error DSL012 unknown signal 'x'", '  1 | when a', '    |       ^']],
     ['no source: the location line and hint only', '', at('other.rules', 3, 1, 2), 'h', ["other.rules:3:1 error DSL012 unknown signal 'x'", '  hint: h']],
   ])('%s', (_name, src, span, hint, expected) => {
-    const sources = span.file === 'r.rules' ? { 'r.rules': src } : {}
+    const sources: Record<string, string> = span.file === 'r.rules' ? { 'r.rules': src } : {}
     expect(renderDiagnostics([diag(span, hint)], sources).split('\n')).toEqual(expected)
   })
 
