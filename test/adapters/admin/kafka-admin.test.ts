@@ -5,7 +5,8 @@ import { AdminRequestError, groupPartition, javaStringHash, KafkaAdmin } from '.
 import { startCluster, type LabCluster } from '../../../lab/cluster.js'
 import type { Signal } from '../../../signals/signal.js'
 
-// A real two-broker ZooKeeper-mode Kafka 3.9 cluster from the lab (jars from Maven Central).
+// A real two-broker ZooKeeper-mode Kafka 3.9 cluster from the lab (jars from Maven Central), shared by
+// the kafka-admin and admin-poller suites: starting one costs more than both suites together.
 let cluster: LabCluster
 let admin: KafkaAdmin
 const got: Signal[] = []

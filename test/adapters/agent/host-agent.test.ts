@@ -1,106 +1,17 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
+import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { HostAgent } from '../../../adapters/agent/host-agent.js'
-import { parseInterval } from '../../../adapters/agent/parse-interval.js'
-import { parseMaxOpenFiles, readProcStats, resolvePid } from '../../../adapters/agent/proc-stats.js'
 import { openStore } from '../../../engine/store/open-store.js'
 import type { Signal } from '../../../signals/signal.js'
+import { cleanupHolders, dir, holder } from './holder.js'
 
 const run = promisify(execFile)
-const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-why-agent-'))
-const children: ChildProcess[] = []
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL')
-  rmSync(dir, { recursive: true, force: true })
-})
-
-/**
- * A real process holding `files` open descriptors and `maps` file mappings, under an open-files
- * limit of `nofile`, until its stdin closes.
- */
-async function holder(files: number, maps: number, nofile = 4096): Promise<ChildProcess> {
-  const script = `
-import mmap, os, sys
-held = []
-for i in range(${files}):
-    held.append(open(os.path.join(sys.argv[1], "fd-%d" % i), "w"))
-for i in range(${maps}):
-    p = os.path.join(sys.argv[1], "map-%d" % i)
-    with open(p, "wb") as f:
-        f.write(b"x" * 4096)
-    f = open(p, "r+b")
-    held.append(mmap.mmap(f.fileno(), 4096))
-    f.close()
-print("ready", flush=True)
-sys.stdin.read()
-`
-  const sub = mkdtempSync(path.join(dir, 'h-'))
-  const child = spawn('sh', ['-c', `ulimit -n ${nofile} && exec python3 -c "$0" "$1"`, script, sub], { stdio: ['pipe', 'pipe', 'inherit'] })
-  children.push(child)
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve())
-    child.on('exit', (code) => reject(new Error(`holder exited ${code}`)))
-  })
-  return child
-}
-
-describe('adapters/agent/proc-stats', () => {
-  it('counts a real process\'s open files and mappings, and reads its limits', async () => {
-    const base = await holder(0, 0, 300)
-    const more = await holder(50, 0, 300)
-    const mapped = await holder(0, 40, 300)
-    const [b, m, p] = await Promise.all([base, more, mapped].map((c) => readProcStats(c.pid!)))
-    expect(m.fdOpen - b.fdOpen).toBe(50)
-    // each file mapping adds a line to /proc/<pid>/maps; the interpreter's own areas vary by a few
-    expect(p.mmapCount - b.mmapCount).toBeGreaterThanOrEqual(36)
-    expect(m.mmapCount - b.mmapCount).toBeLessThan(5)
-    expect(b.fdMax).toBe(300)
-    expect(b.mmapMax).toBe(Number(readFileSync('/proc/sys/vm/max_map_count', 'utf8')))
-    for (const c of [base, more, mapped]) c.stdin!.end()
-  })
-
-  it.each([
-    ['Max open files            1024                 1048576              files     ', 1024],
-    ['Max open files            unlimited            unlimited            files     ', undefined],
-    ['Max processes             63432                63432                processes ', undefined],
-  ])('reads %j as %s', (line, expected) => {
-    expect(parseMaxOpenFiles(`Limit                     Soft Limit           Hard Limit           Units     \n${line}\n`)).toBe(expected)
-  })
-
-  it.each([
-    ['1234', 1234],
-    ['pidfile-ok', 4321],
-  ])('resolves --pid %s', async (spec, pid) => {
-    writeFileSync(path.join(dir, 'pidfile-ok'), '4321\n')
-    expect(await resolvePid(spec === '1234' ? spec : path.join(dir, spec))).toBe(pid)
-  })
-
-  it.each([
-    ['missing.pid', /cannot read pid file .*ENOENT/],
-    ['garbage.pid', /does not hold a process id/],
-  ])('rejects the pid file %s with a clear error', async (file, message) => {
-    writeFileSync(path.join(dir, 'garbage.pid'), 'kafka\n')
-    await expect(resolvePid(path.join(dir, file))).rejects.toThrow(message)
-  })
-
-  it.each([
-    ['15s', 15_000],
-    ['500ms', 500],
-    ['2m', 120_000],
-    ['250', 250],
-    ['15 parsecs', undefined],
-    ['3GiB', undefined],
-    ['0s', undefined],
-  ])('reads the interval %j as %s ms', (text, ms) => {
-    expect(parseInterval(text)).toBe(ms)
-  })
-})
+afterAll(cleanupHolders)
 
 describe('adapters/agent/host-agent', () => {
   it('follows a pid file across a restart, reporting the gap once as source.stale', async () => {
