@@ -55,7 +55,8 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 
 /** Parses the text after `/kafka`; throws UserError with a usage line on any problem. */
 export function parseCommand(raw: string): Command {
-  const text = unwrapAutoLinks(raw)
+  // Slack sends what the user typed with &, < and > as entities; refusals should name what was typed.
+  const text = unwrapAutoLinks(raw).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
   checkCharacters(text)
   const tokens = text.trim().split(/ +/).filter(Boolean)
   if (!tokens.length) return { verb: 'help' }

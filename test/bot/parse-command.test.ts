@@ -55,6 +55,8 @@ describe('bot/parse-command', () => {
     ['describe topic <@U123>', /The character "<" is not accepted/],
     ['why ' + '9'.repeat(600), /limit is 500/],
     ['describe topic <http://evil.example|orders>', /The character "<" is not accepted/],
+    ['describe topic &lt;script&gt;', /The character "<" is not accepted/],
+    ['config topic t set segment.ms=1 &amp;&amp; reboot', /The character "&" is not accepted/],
   ])('refuses %j with a clear reason', (text, message) => {
     let err: unknown
     try {
