@@ -9,6 +9,7 @@ import type { Scenario, ScenarioExpectation, ScenarioOutcome } from './scenario.
 export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = {
   stw: () => import('./scenarios/stw.js'),
   'stw-sigstop': () => import('./scenarios/stw-sigstop.js'),
+  'stw-kraft': () => import('./scenarios/stw-kraft.js'),
   'roll-storm': () => import('./scenarios/roll-storm.js'),
   'group-churn': () => import('./scenarios/group-churn.js'),
   'down-conversion': () => import('./scenarios/down-conversion.js'),

@@ -1,18 +1,21 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import kafkajs from 'kafkajs'
-import { startCluster, type LabCluster } from './cluster.js'
+import { startCluster, type LabCluster, type LabMode } from './cluster.js'
 import { LAB_CLUSTER_NAME, readConfigFacts, ScrapeRecorder, writeIncident } from './incident-recorder.js'
 import { startJavaTool } from './java-tool.js'
 import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 import { stallAgentJvmArgs, triggerStall } from './stall-agent.js'
+import { fileHasLine, waitFor } from './wait-for.js'
 
 /** How the broker is frozen: a real safepoint-synchronisation stall, or SIGSTOP of the whole process. */
 export type FreezeKind = 'safepoint' | 'sigstop'
 
 const TOPIC = 'orders'
-const SESSION_TIMEOUT_MS = 6_000
-const FREEZE_MS = 9_000
+/** zookeeper.session.timeout.ms in ZooKeeper mode, as in the seed report; KRaft keeps its 9 s default. */
+const SESSION_TIMEOUT_MS = { zk: 6_000, kraft: 9_000 } as const
+/** Longer than the session, so it always expires. */
+const FREEZE_MS = { zk: 9_000, kraft: 12_000 } as const
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -22,7 +25,20 @@ export function countLines(path: string, pattern: RegExp): number {
   return readFileSync(path, 'utf8').split('\n').filter((l) => pattern.test(l)).length
 }
 
+/** The active KRaft controller: the node whose log last says it became the active controller. */
+function activeKraftController(cluster: LabCluster): number {
+  let best = { id: -1, line: '' }
+  for (const b of cluster.brokers) {
+    const text = existsSync(b.serverLog) ? readFileSync(b.serverLog, 'utf8') : ''
+    for (const m of text.matchAll(/^(\[[^\]]+\]) INFO \[QuorumController id=(\d+)\] Becoming the active controller/gm)) {
+      if (m[1] > best.line) best = { id: Number(m[2]), line: m[1] }
+    }
+  }
+  return best.id
+}
+
 async function controllerId(cluster: LabCluster): Promise<number> {
+  if (cluster.mode === 'kraft') return activeKraftController(cluster)
   const kafka = new kafkajs.Kafka({ clientId: 'kafka-why-lab', brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
   const admin = kafka.admin()
   try {
@@ -33,33 +49,58 @@ async function controllerId(cluster: LabCluster): Promise<number> {
   }
 }
 
-/** Creates a topic and waits for its leaders. */
+/**
+ * Creates a topic and waits until every partition has a leader in the metadata (KRaft brokers can
+ * answer UNKNOWN_TOPIC_OR_PARTITION for a moment after the controller created it).
+ */
 export async function createTopic(cluster: LabCluster, topic: string, partitions: number, replicationFactor: number, configs: Record<string, string>): Promise<void> {
   const kafka = new kafkajs.Kafka({ clientId: 'kafka-why-lab', brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
   const admin = kafka.admin()
   try {
     await admin.connect()
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: [{ topic, numPartitions: partitions, replicationFactor, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
     })
+    await waitFor(
+      async () => {
+        try {
+          const md = await admin.fetchTopicMetadata({ topics: [topic] })
+          const parts = md.topics[0]?.partitions ?? []
+          return parts.length === partitions && parts.every((p) => p.leader >= 0)
+        } catch {
+          return false
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 300, what: `leaders of topic ${topic}` },
+    )
   } finally {
     await admin.disconnect().catch(() => {})
   }
 }
 
 /**
- * Seed 000 on a real cluster: three ZooKeeper-mode brokers with a 6 s ZooKeeper session, a producer
- * (Kafka's own kafka-producer-perf-test) writing to a 6-partition RF-3 topic, and one broker that is
- * not the controller frozen for 8 s. With `safepoint` the freeze is a real time-to-safepoint stall
+ * Seed 000 on a real cluster: three ZooKeeper-mode brokers with a 6 s ZooKeeper session (or three
+ * KRaft nodes with the default 9 s broker session), a producer (Kafka's own kafka-producer-perf-test)
+ * writing to a 6-partition RF-3 topic, and one broker that is not the controller frozen for longer
+ * than the session (9 s, or 12 s in KRaft). With `safepoint` the freeze is a real time-to-safepoint stall
  * (the JVM's safepoint log shows it); with `sigstop` the process is stopped from outside and the JVM
  * logs nothing, which is the negative control: same session expiry, no pause to blame.
  */
-export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, slug: string): Promise<ScenarioOutcome> {
+export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, slug: string, mode: LabMode = 'zk'): Promise<ScenarioOutcome> {
+  const sessionMs = SESSION_TIMEOUT_MS[mode]
+  const freezeMs = FREEZE_MS[mode]
   const triggers = (id: number) => join(ctx.workDir, `broker-${id}`, 'safepoint-stall.trigger')
   const agentArgs = kind === 'safepoint' ? Object.fromEntries([1, 2, 3].map((id) => [id, stallAgentJvmArgs(ctx.runtime, triggers(id))])) : {}
-  ctx.log(`starting ZooKeeper and 3 brokers (zookeeper.session.timeout.ms=${SESSION_TIMEOUT_MS})`)
-  const cluster = await startCluster({ brokers: 3, mode: 'zk', dir: ctx.workDir, zkSessionTimeoutMs: SESSION_TIMEOUT_MS, jvmArgsById: agentArgs, heapMb: 320 })
+  ctx.log(mode === 'zk' ? `starting ZooKeeper and 3 brokers (zookeeper.session.timeout.ms=${sessionMs})` : `starting 3 KRaft nodes (broker.session.timeout.ms=${sessionMs})`)
+  const cluster = await startCluster({
+    brokers: 3,
+    mode,
+    dir: ctx.workDir,
+    ...(mode === 'zk' ? { zkSessionTimeoutMs: sessionMs } : { brokerConfig: { 'broker.session.timeout.ms': String(sessionMs) } }),
+    jvmArgsById: agentArgs,
+    heapMb: 320,
+  })
   const recorder = new ScrapeRecorder(cluster)
   const clientsDir = join(ctx.workDir, 'clients')
   let producer: ReturnType<typeof startJavaTool> | undefined
@@ -83,16 +124,19 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
     const faultAt = Date.now()
     let frozenMs: number
     if (kind === 'safepoint') {
-      ctx.log(`stalling safepoint synchronisation on broker ${target.id} for ${FREEZE_MS} ms`)
-      frozenMs = await triggerStall(triggers(target.id), FREEZE_MS)
+      ctx.log(`stalling safepoint synchronisation on broker ${target.id} for ${freezeMs} ms`)
+      frozenMs = await triggerStall(triggers(target.id), freezeMs)
     } else {
-      ctx.log(`SIGSTOP broker ${target.id} (pid ${target.pid}) for ${FREEZE_MS} ms`)
+      ctx.log(`SIGSTOP broker ${target.id} (pid ${target.pid}) for ${freezeMs} ms`)
       target.process.signal('SIGSTOP')
-      await sleep(FREEZE_MS)
+      await sleep(freezeMs)
       target.process.signal('SIGCONT')
       frozenMs = Date.now() - faultAt
     }
     ctx.log(`broker ${target.id} ran again after ${frozenMs} ms; watching the aftermath`)
+    if (kind === 'safepoint' && !(await fileHasLine(target.gcLog, /Reaching safepoint: [1-9]\d{9,} ns/))) {
+      throw new Error(`the ${frozenMs} ms stall on broker ${target.id} did not show as a safepoint in its gc.log (the VM thread was busy with another operation); run the scenario again`)
+    }
     await sleep(15_000)
     await producer.stop(3_000)
     await recorder.stop()
@@ -103,17 +147,28 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
     const server = target.serverLog
     const measured = {
       'frozen for (ms)': frozenMs,
-      'ZooKeeper session timeout (ms)': SESSION_TIMEOUT_MS,
+      [mode === 'zk' ? 'zookeeper.session.timeout.ms' : 'broker.session.timeout.ms']: sessionMs,
       'safepoint lines with Reaching safepoint >= 1 s': countLines(target.gcLog, /Reaching safepoint: \d{10,} ns/),
-      '"Client session timed out" lines': countLines(server, /Client session timed out, have not heard from server/),
-      '"Session expired" lines': countLines(server, /Session expired|has expired/),
+      ...(mode === 'zk'
+        ? {
+            '"Client session timed out" lines': countLines(server, /Client session timed out, have not heard from server/),
+            '"Session expired" lines': countLines(server, /Session expired|has expired/),
+          }
+        : {
+            [`"Fencing broker ${target.id}" lines (all controllers)`]: cluster.brokers.reduce(
+              (n, b) => n + countLines(b.serverLog, new RegExp(`Fencing broker ${target.id} because its session has timed out`)),
+              0,
+            ),
+          }),
       'producer NOT_LEADER_OR_FOLLOWER lines': notLeader,
       'scrapes (failed)': `${recorder.scrapes} (${recorder.failures})`,
     }
     const expect: ScenarioExpectation =
-      kind === 'safepoint'
-        ? { topRule: 'stw_pause_session_expiry', absentRules: ['zk_session_expiry_no_pause'] }
-        : { topRule: 'zk_session_expiry_no_pause', absentRules: ['stw_pause_session_expiry', 'stw_total_session_expiry', 'gc_pause_session_expiry'] }
+      mode === 'kraft'
+        ? { topRule: 'stw_pause_kraft_fencing', absentRules: ['zk_session_expiry_no_pause', 'stw_pause_session_expiry'] }
+        : kind === 'safepoint'
+          ? { topRule: 'stw_pause_session_expiry', absentRules: ['zk_session_expiry_no_pause'] }
+          : { topRule: 'zk_session_expiry_no_pause', absentRules: ['stw_pause_session_expiry', 'stw_total_session_expiry', 'gc_pause_session_expiry'] }
     const outDir = ctx.outDir
     writeIncident({
       outDir,
@@ -123,7 +178,7 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
         { from: producerLog, to: 'clients/producer.log', format: 'client' },
         { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },
       ],
-      readme: sessionStallReadme(slug, kind, target.id, controller, faultAt, measured, expect),
+      readme: sessionStallReadme({ slug, kind, mode, broker: target.id, controller, faultAt, freezeMs, sessionMs, measured, expect }),
     })
     return { slug, outDir, broker: String(target.id), faultAt, expect, facts: measured }
   } finally {
@@ -133,26 +188,30 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
   }
 }
 
-function sessionStallReadme(
-  slug: string,
-  kind: FreezeKind,
-  broker: number,
-  controller: number,
-  faultAt: number,
-  measured: Record<string, string | number>,
-  expect: ScenarioExpectation,
-): string {
+function sessionStallReadme(r: {
+  slug: string
+  kind: FreezeKind
+  mode: LabMode
+  broker: number
+  controller: number
+  faultAt: number
+  freezeMs: number
+  sessionMs: number
+  measured: Record<string, string | number>
+  expect: ScenarioExpectation
+}): string {
+  const { slug, kind, mode, broker, controller, faultAt, freezeMs, measured, expect } = r
+  const session = mode === 'zk' ? 'ZooKeeper session' : 'KRaft broker session'
   const how =
     kind === 'safepoint'
-      ? `a real safepoint-synchronisation stall: the broker ran with \`-XX:-UseCountedLoopSafepoints -XX:LoopStripMiningIter=0\` and the lab's agent (\`lab/java/kafkawhy/lab/SafepointStall.java\`); on the trigger one thread ran a C2-compiled counted loop with no safepoint poll for ${FREEZE_MS} ms while another asked for a thread dump, so every other Java thread (network, request handlers, the ZooKeeper client) waited at the safepoint. \`broker-${broker}/gc.log\` shows the \`Safepoint "ThreadDump"\` line with \`Reaching safepoint\` in seconds.`
-      : `SIGSTOP of the whole broker process for ${FREEZE_MS} ms, then SIGCONT. The JVM did not run at all, so its safepoint log has no long line: the negative control for the STW rule.`
-  return `# ${slug}: ${kind === 'safepoint' ? 'a safepoint stall expires a broker\'s ZooKeeper session' : 'a frozen process (SIGSTOP) expires a broker\'s ZooKeeper session: not a JVM pause'}
+      ? `a real safepoint-synchronisation stall: the broker ran with \`-XX:-UseCountedLoopSafepoints -XX:LoopStripMiningIter=0\` and the lab's agent (\`lab/java/kafkawhy/lab/SafepointStall.java\`); on the trigger one thread ran a C2-compiled counted loop with no safepoint poll for ${freezeMs} ms while another asked for a thread dump, so every other Java thread (network, request handlers, ${mode === 'zk' ? 'the ZooKeeper client' : 'the heartbeats to the controller'}) waited at the safepoint. \`broker-${broker}/gc.log\` shows the \`Safepoint "ThreadDump"\` line with \`Reaching safepoint\` in seconds.`
+      : `SIGSTOP of the whole broker process for ${freezeMs} ms, then SIGCONT. The JVM did not run at all, so its safepoint log has no long line: the negative control for the STW rule.`
+  return `# ${slug}: ${kind === 'safepoint' ? `a safepoint stall expires a broker's ${session}` : `a frozen process (SIGSTOP) expires a broker's ${session}: not a JVM pause`}
 
-Recorded by \`npm run lab -- ${slug.replace(/^lab-/, '')}\` on a real Apache Kafka 3.9 cluster (ZooKeeper mode, 3 brokers,
-ZooKeeper 3.8, OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing
+Recorded by \`npm run lab -- ${slug.replace(/^lab-/, '')}\` on a real Apache Kafka 3.9 cluster (${mode === 'zk' ? 'ZooKeeper mode, 3 brokers,\nZooKeeper 3.8' : 'KRaft mode, 3 combined broker+controller nodes'}, OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing
 was edited. Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
 
-**What was done.** Topic \`${TOPIC}\` (6 partitions, RF 3, \`min.insync.replicas=2\`), \`zookeeper.session.timeout.ms=${SESSION_TIMEOUT_MS}\`,
+**What was done.** Topic \`${TOPIC}\` (6 partitions, RF 3, \`min.insync.replicas=2\`), \`${mode === 'zk' ? 'zookeeper' : 'broker'}.session.timeout.ms=${r.sessionMs}\`,
 \`kafka-producer-perf-test\` (\`org.apache.kafka.tools.ProducerPerformance\`, 1000 records/s of 1 KiB, \`acks=1\`).
 After 12 s of steady load, at ${new Date(faultAt).toISOString()}, broker ${broker} (not the controller, which was broker ${controller})
 was frozen by ${how}
@@ -173,7 +232,7 @@ ${Object.entries(measured)
 | \`broker-N/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
 | \`clients/producer.log\` | the producer's WARN/ERROR log4j output (Kafka's layout) |
 | \`clients/producer-perf.out\` | the perf tool's progress lines (no timestamps; not listed as a source) |
-| \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source: its lines name sessions, not brokers) |
+${mode === 'zk' ? "| \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source: its lines name sessions, not brokers) |" : '| – | KRaft mode: the controllers\' fencing lines are in the brokers\' \`server.log\` |'}
 | \`signals.jsonl\` | JMX exporter scrapes every 2 s through the Prometheus adapter, and the brokers' and topic's configs (describeConfigs) |
 
 ## Expected diagnosis

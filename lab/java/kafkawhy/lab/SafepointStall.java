@@ -108,7 +108,9 @@ public final class SafepointStall {
     }, "safepoint-stall-spinner");
     spinner.setDaemon(true);
     spinner.start();
-    Thread.sleep(200);
+    // Ask for the safepoint as soon as the loop runs: the longer the wait, the likelier the VM thread
+    // starts some other operation first (a handshake waits for the loop too, but is not a safepoint).
+    Thread.sleep(20);
     ManagementFactory.getThreadMXBean().dumpAllThreads(false, false);
     spinner.join();
     log("stalled safepoint synchronisation for " + spun[0] + " ms (requested " + requestedMs + " ms)");

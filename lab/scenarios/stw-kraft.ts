@@ -1,0 +1,10 @@
+import { runSessionStall } from '../session-stall.js'
+import type { Scenario } from '../scenario.js'
+
+/** The STW scenario in KRaft mode: the stalled broker misses its heartbeats and the controller fences it. */
+export const scenario: Scenario = {
+  name: 'stw-kraft',
+  summary: 'safepoint stall of 12 s on one of 3 KRaft nodes under producer load (9 s broker session): the controller fences it',
+  needs: { seconds: 90, memoryMb: 2_000, ports: 'nodes 3 (+3 controller listeners), exporters 3 (dynamic, 127.0.0.1)' },
+  run: (ctx) => runSessionStall(ctx, 'safepoint', 'lab-stw-kraft', 'kraft'),
+}
