@@ -135,6 +135,6 @@ Broker 1: \`${expect.topRule}\`${expect.alsoTop?.length ? ` (or ${expect.alsoTop
 export const scenario: Scenario = {
   name: 'down-conversion',
   summary: `${OLD_CONSUMERS} consumers on kafka-clients 0.10.1 read a ${RECORDS / 1000}k-record topic over and over from a ${HEAP_MB} MiB broker`,
-  needs: { seconds: 100, memoryMb: 900, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 110, memoryMb: 1_000, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
   run,
 }

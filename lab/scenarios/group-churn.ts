@@ -117,6 +117,6 @@ Broker 1: \`${expect.topRule}\`${expect.alsoTop?.length ? ` (or ${expect.alsoTop
 export const scenario: Scenario = {
   name: 'group-churn',
   summary: `a consumer joins and leaves group ${GROUP} ${CYCLES} times; the coordinator logs every rebalance`,
-  needs: { seconds: 60, memoryMb: 700, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 80, memoryMb: 700, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
   run,
 }

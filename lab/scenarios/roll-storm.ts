@@ -141,6 +141,6 @@ Asserted live by \`test/lab/scenarios.test.ts\` and on the recording by \`test/l
 export const scenario: Scenario = {
   name: 'roll-storm',
   summary: `segment.ms=100 on a loaded 6-partition topic, broker limited to ${FD_LIMIT} open files, until Too many open files and log dir failure`,
-  needs: { seconds: 50, memoryMb: 900, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 70, memoryMb: 800, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
   run,
 }

@@ -5,6 +5,6 @@ import type { Scenario } from '../scenario.js'
 export const scenario: Scenario = {
   name: 'stw-kraft',
   summary: 'safepoint stall of 12 s on one of 3 KRaft nodes under producer load (9 s broker session): the controller fences it',
-  needs: { seconds: 90, memoryMb: 2_000, ports: 'nodes 3 (+3 controller listeners), exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 85, memoryMb: 1_300, ports: 'nodes 3 (+3 controller listeners), exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => runSessionStall(ctx, 'safepoint', 'lab-stw-kraft', 'kraft'),
 }

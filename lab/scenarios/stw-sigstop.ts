@@ -5,6 +5,6 @@ import type { Scenario } from '../scenario.js'
 export const scenario: Scenario = {
   name: 'stw-sigstop',
   summary: 'SIGSTOP of one of 3 ZooKeeper-mode brokers for 8 s under producer load: a session expiry that is not a JVM pause',
-  needs: { seconds: 75, memoryMb: 2_000, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 80, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => runSessionStall(ctx, 'sigstop', 'lab-stw-sigstop'),
 }

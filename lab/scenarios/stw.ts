@@ -5,6 +5,6 @@ import type { Scenario } from '../scenario.js'
 export const scenario: Scenario = {
   name: 'stw',
   summary: 'safepoint stall of 8 s on one of 3 ZooKeeper-mode brokers under producer load (6 s session)',
-  needs: { seconds: 75, memoryMb: 2_000, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 80, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => runSessionStall(ctx, 'safepoint', 'lab-stw'),
 }
