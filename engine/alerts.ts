@@ -1,12 +1,14 @@
 import type { Rule } from '../dsl/ast.js'
 import { buildCause } from './cause.js'
+import { addConsequences } from './consequences.js'
+import { markExplained } from './diagnose.js'
 import type { Cause } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
 import { evaluateRules } from './evaluate.js'
 import { alertFingerprint } from './fingerprint.js'
 import { loadEvalData } from './load-data.js'
 import type { Match } from './match.js'
-import { conditionSignals, lookbackMs } from './rule-signals.js'
+import { lookbackMs, ruleSignals } from './rule-signals.js'
 import type { AlertRecord, Silence, Store } from './store/store.js'
 
 export type { AlertRecord } from './store/store.js'
@@ -41,7 +43,7 @@ export const DEFAULT_LAG_MS = 15_000
 export const DEFAULT_KEEP_FIRING_MS = 5 * 60_000
 export const DEFAULT_RENOTIFY_MS = 4 * 3_600_000
 
-type Active = { rule: Rule; cluster: string; broker: string; match: Match }
+type Active = { rule: Rule; cluster: string; broker: string; match: Match; cause: Cause }
 
 /**
  * Streaming alerts over a shared store. Each `tick(now)` evaluates every rule for every broker at
@@ -87,7 +89,7 @@ export class AlertEngine {
     }
 
     for (const [fp, a] of active) {
-      const cause = buildCause(a.rule, a.match, { cluster: a.cluster, broker: a.broker })
+      const cause = a.cause
       const current = await this.store.getAlert(fp)
       const seen = { lastSeenAt: t, summary: cause.cause, evidenceCount: cause.evidence.length }
       if (!current || current.state === 'resolved') {
@@ -135,7 +137,10 @@ export class AlertEngine {
       const next: AlertRecord = { ...alert, state: 'resolved', resolvedAt: t }
       if ((await this.store.transitionAlert(alert.state, next)) && alert.state === 'firing') emit('resolved', next, resolvedCause(rule, alert))
     }
-    return events.sort((x, y) => eventTime(x) - eventTime(y) || alertOrder(x.alert).localeCompare(alertOrder(y.alert), 'en', { numeric: true }))
+    const explained = (e: AlertEvent) => (e.cause.explainedBy?.length ? 1 : 0)
+    return events.sort(
+      (x, y) => eventTime(x) - eventTime(y) || explained(x) - explained(y) || alertOrder(x.alert).localeCompare(alertOrder(y.alert), 'en', { numeric: true }),
+    )
   }
 
   /** Conditions holding at t, one (the latest) match per fingerprint. */
@@ -143,20 +148,30 @@ export class AlertEngine {
     const active = new Map<string, Active>()
     if (this.rules.length === 0) return active
     const names = new Set<string>()
-    for (const r of this.rules) conditionSignals(r.when, names)
+    for (const r of this.rules) for (const n of ruleSignals(r)) names.add(n)
     const lookback = Math.max(0, ...this.rules.map((r) => lookbackMs(r.when)))
     const window = { from: t - this.keepFiringMs, to: t, now: t }
     for (const { cluster, broker } of await this.store.brokers()) {
       if (this.cluster !== undefined && cluster !== this.cluster) continue
       const { data } = await loadEvalData(this.store, { cluster, broker, names, from: window.from - lookback, to: t })
+      const here = new Map<string, Omit<Active, 'cause'>>()
       for (const { rule, matches } of evaluateRules(this.rules, data, window)) {
         for (const match of matches) {
           if (match.lastAt < window.from) continue
           const fp = alertFingerprint(rule.id, cluster, broker, match.labels)
-          const prev = active.get(fp)
-          if (!prev || match.at >= prev.match.at) active.set(fp, { rule, cluster, broker, match })
+          const prev = here.get(fp)
+          if (!prev || match.at >= prev.match.at) here.set(fp, { rule, cluster, broker, match })
         }
       }
+      // Causes with their consequences; an alert another one on this broker explains says so, so
+      // the bot can thread it under its cause instead of posting a rival incident.
+      const built = [...here].map(([fp, a]) => {
+        const cause = buildCause(a.rule, a.match, { cluster, broker })
+        addConsequences(cause, a.rule, data, window)
+        return { fp, a, cause, rule: a.rule }
+      })
+      markExplained(built)
+      for (const { fp, a, cause } of built) active.set(fp, { ...a, cause })
     }
     return active
   }

@@ -99,6 +99,28 @@ describe.each(backends)('engine/alerts on $backend', ({ make }) => {
     }
   })
 
+  it('carries consequences and marks an alert its firing cause explains', async () => {
+    const store = make()
+    try {
+      const both = rules(`
+rule stw severity critical when zk.session_timeout within 5s of safepoint.sync > 2s then cause "pause" explains isr.shrink
+rule shrinks when count(isr.shrink) over 1m > 1 then cause "shrinks"`)
+      const engine = await engineOn(store, { rules: both })
+      await store.append([sig('safepoint.sync', 100, 3301), sig('zk.session_timeout', 103, 7768), sig('isr.shrink', 104, undefined, { topic: 't' }), sig('isr.shrink', 105, undefined, { topic: 'u' })])
+      const events = await engine.tick(125 * S)
+      // the cause first, so the bot can thread what it explains under it
+      expect(events.map((e) => [e.type, e.alert.ruleId, e.cause.explainedBy ?? []])).toEqual([
+        ['firing', 'stw', []],
+        ['firing', 'shrinks', ['stw']],
+      ])
+      const stw = events.find((e) => e.alert.ruleId === 'stw')!
+      expect(stw.cause.explainsRules).toEqual(['shrinks'])
+      expect(stw.cause.evidence.filter((e) => e.consequence).map((e) => e.at / S)).toEqual([104, 105])
+    } finally {
+      await store.close()
+    }
+  })
+
   it('fingerprints by group labels: one alert per churning group', async () => {
     const store = make()
     try {
