@@ -12,59 +12,66 @@ const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/
 export function readText(image: string, span: Span): { text: Text; problems: TextProblem[] } {
   const terminated = image.length >= 2 && image.endsWith('"') && !isEscapedQuote(image)
   const body = image.slice(1, terminated ? -1 : undefined)
-  if (!body.includes('\\') && !body.includes('{')) {
+  const hasEscape = body.includes('\\')
+  if (!hasEscape && !body.includes('{')) {
     return { text: { raw: body, parts: body ? [{ kind: 'literal', text: body }] : [], span }, problems: [] }
   }
-  const chars: string[] = []
-  const at: number[] = []
-  for (let i = 0; i < body.length; i++) {
-    if (body[i] === '\\' && (body[i + 1] === '"' || body[i + 1] === '\\')) {
-      chars.push(body[i + 1])
+  let raw = body
+  // Without escapes, raw character k sits at image offset k + 1; with them, `at` maps it.
+  let at: number[] | undefined
+  if (hasEscape) {
+    const chars: string[] = []
+    at = []
+    for (let i = 0; i < body.length; i++) {
       at.push(i + 1)
-      i++
-    } else {
+      if (body[i] === '\\' && (body[i + 1] === '"' || body[i + 1] === '\\')) i++
       chars.push(body[i])
-      at.push(i + 1)
     }
-  }
-  const raw = chars.join('')
-  const sub = (from: number, to: number): Span => {
-    const s = at[from] ?? image.length
-    const e = to < at.length ? at[to] : (at[to - 1] ?? 0) + 1
-    return { ...span, startLine: span.startLine, endLine: span.startLine, startCol: span.startCol + s, endCol: span.startCol + e, startOffset: span.startOffset + s, endOffset: span.startOffset + e }
+    raw = chars.join('')
   }
   const parts: TextPart[] = []
   const problems: TextProblem[] = []
   let literal = ''
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]
-    if (c !== '{') {
-      literal += c
-      continue
+  let i = 0
+  while (i < raw.length) {
+    const open = raw.indexOf('{', i)
+    if (open < 0) {
+      literal += raw.slice(i)
+      break
     }
-    if (raw[i + 1] === '{') {
+    literal += raw.slice(i, open)
+    if (raw[open + 1] === '{') {
       literal += '{'
-      i++
+      i = open + 2
       continue
     }
-    const close = raw.indexOf('}', i + 1)
-    const name = close < 0 ? '' : raw.slice(i + 1, close)
+    const close = raw.indexOf('}', open + 1)
+    const name = close < 0 ? '' : raw.slice(open + 1, close)
     if (close < 0 || !PLACEHOLDER_NAME.test(name)) {
       problems.push({
         message: close < 0 ? "placeholder '{' is never closed" : `'{${name}}' is not a placeholder name`,
-        span: sub(i, close < 0 ? i + 1 : close + 1),
+        span: subSpan(span, at, raw.length, open, close < 0 ? open + 1 : close + 1),
         hint: "write '{{' for a literal brace; placeholders look like {broker} or {safepoint.sync}",
       })
-      literal += c
+      literal += '{'
+      i = open + 1
       continue
     }
     if (literal) parts.push({ kind: 'literal', text: literal })
     literal = ''
-    parts.push({ kind: 'ref', name, span: sub(i, close + 1) })
-    i = close
+    parts.push({ kind: 'ref', name, span: subSpan(span, at, raw.length, open, close + 1) })
+    i = close + 1
   }
   if (literal) parts.push({ kind: 'literal', text: literal })
   return { text: { raw, parts, span }, problems }
+}
+
+/** The span of raw characters [from, to) of a string token that starts at `span`. */
+function subSpan(span: Span, at: number[] | undefined, rawLength: number, from: number, to: number): Span {
+  const offset = (k: number) => (at ? at[k] : k + 1)
+  const s = offset(from)
+  const e = to < rawLength ? offset(to) : offset(to - 1) + 1
+  return { ...span, endLine: span.startLine, startCol: span.startCol + s, endCol: span.startCol + e, startOffset: span.startOffset + s, endOffset: span.startOffset + e }
 }
 
 function isEscapedQuote(image: string): boolean {
