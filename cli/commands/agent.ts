@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { HostAgent } from '../../adapters/agent/host-agent.js'
 import { parseInterval } from '../../adapters/agent/parse-interval.js'
+import { SignalWriter, type WriteOutcome } from '../../engine/ingest.js'
 import { openStore } from '../../engine/store/open-store.js'
 import type { Signal } from '../../signals/signal.js'
 
@@ -51,11 +52,22 @@ export async function run(argv: string[]): Promise<number> {
   if (!process.env.REDIS_URL && !print) {
     console.error('kafka-why agent: REDIS_URL is not set, so readings stay in this process; set it to ship them (or use --print)')
   }
-  const sink = async (signals: Signal[]) => {
+  // Buffered writes: a store outage holds readings (up to the writer's bound) instead of losing them.
+  const writer = new SignalWriter(store, {
+    onEvent: (e) => {
+      if (e.kind === 'store-down' && e.attempt === 1) console.error(`kafka-why agent: store unavailable, holding readings: ${e.message}`)
+      if (e.kind === 'store-up') console.error(`kafka-why agent: store back, ${e.buffered} readings still to write`)
+    },
+  })
+  const report = (o: WriteOutcome) => {
+    const rejected = Object.entries(o.rejected)
+    if (rejected.length) console.error(`kafka-why agent: not stored: ${rejected.map(([k, n]) => `${n} (${k})`).join(', ')}`)
+    return rejected.length === 0
+  }
+  let lastWrite: Promise<boolean> = Promise.resolve(true)
+  const sink = (signals: Signal[]) => {
     if (print) for (const s of signals) process.stdout.write(JSON.stringify(s) + '\n')
-    const r = await store.append(signals)
-    const rejected = Object.entries(r.rejected)
-    if (rejected.length) console.error(`kafka-why agent: store rejected ${rejected.map(([k, n]) => `${n} (${k})`).join(', ')}`)
+    lastWrite = writer.write(signals).then(report)
   }
   const agent = new HostAgent({ cluster: args.cluster!, broker: args.broker, pid: args.pid, sink })
 
@@ -63,7 +75,9 @@ export async function run(argv: string[]): Promise<number> {
     if (args.once) {
       const o = await agent.sampleOnce()
       if (!o.ok) console.error(`kafka-why agent: ${o.error}`)
-      return o.ok ? 0 : 1
+      const stored = await Promise.race([lastWrite, new Promise<boolean>((r) => setTimeout(() => r(false), 5000).unref())])
+      if (!stored) console.error('kafka-why agent: the reading could not be stored')
+      return o.ok && stored ? 0 : 1
     }
     let stopping = false
     let wake: () => void = () => {}
@@ -86,6 +100,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 0
   } finally {
+    await writer.close(args.once ? 0 : 5000)
     await store.close()
   }
 }

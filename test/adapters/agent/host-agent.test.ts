@@ -84,6 +84,12 @@ describe('adapters/agent/host-agent', () => {
     child.stdin!.end()
   })
 
+  it('exits 1 when the reading cannot reach the store', { timeout: 30_000 }, async () => {
+    const err = await run('node', ['cli/kafka-why.mjs', 'agent', '--broker', '1', '--pid', String(process.pid), '--once'], { env: { ...process.env, REDIS_URL: 'redis://127.0.0.1:1' } }).catch((e) => e)
+    expect(err.code).toBe(1)
+    expect(err.stderr).toContain('the reading could not be stored')
+  })
+
   it('exits 1 with a clear message when the process is not there', async () => {
     const err = await run('node', ['cli/kafka-why.mjs', 'agent', '--broker', '1', '--pid', '999999999', '--once'], { env: { ...process.env, REDIS_URL: '' } }).catch((e) => e)
     expect(err.code).toBe(1)
