@@ -35,6 +35,8 @@ export type AlertEngineOptions = {
   keepFiringMs?: number
   /** Re-notify a still-firing alert this often; 0 never. Default 4 h. */
   renotifyMs?: number
+  /** At most one `updated` per alert this often, so a storm edits the message, not floods it. Default 1 m. */
+  minUpdateIntervalMs?: number
   /** Identity in the store's locks; default random. Two processes must differ. */
   owner?: string
 }
@@ -42,6 +44,7 @@ export type AlertEngineOptions = {
 export const DEFAULT_LAG_MS = 15_000
 export const DEFAULT_KEEP_FIRING_MS = 5 * 60_000
 export const DEFAULT_RENOTIFY_MS = 4 * 3_600_000
+export const DEFAULT_MIN_UPDATE_INTERVAL_MS = 60_000
 
 type Active = { rule: Rule; cluster: string; broker: string; match: Match; cause: Cause }
 
@@ -59,6 +62,7 @@ export class AlertEngine {
   private readonly pendingForMs: number
   private readonly keepFiringMs: number
   private readonly renotifyMs: number
+  private readonly minUpdateIntervalMs: number
   private readonly owner: string
 
   constructor(opts: AlertEngineOptions) {
@@ -69,6 +73,7 @@ export class AlertEngine {
     this.pendingForMs = opts.pendingForMs ?? 0
     this.keepFiringMs = opts.keepFiringMs ?? DEFAULT_KEEP_FIRING_MS
     this.renotifyMs = opts.renotifyMs ?? DEFAULT_RENOTIFY_MS
+    this.minUpdateIntervalMs = opts.minUpdateIntervalMs ?? DEFAULT_MIN_UPDATE_INTERVAL_MS
     this.owner = opts.owner ?? `alert-engine-${Math.random().toString(36).slice(2, 10)}`
   }
 
@@ -117,14 +122,19 @@ export class AlertEngine {
         if (await this.store.transitionAlert('pending', next)) emit('firing', next, cause)
         continue
       }
-      // New evidence: a signal newer than the last evaluation (a new pair, an aggregate's new peak).
+      // New evidence: a signal newer than the last announcement (a new pair, an aggregate's new peak).
+      // Until the update interval has passed, `lastSeenAt` is not advanced past the last announcement,
+      // so evidence arriving meanwhile is announced once the interval is over.
       const newest = Math.max(-Infinity, ...a.match.evidence.map((e) => e.at))
+      const lastNotified = current.notifiedAt ?? current.firedAt ?? current.activeAt
       const fresh = newest > current.lastSeenAt
-      const due = this.renotifyMs > 0 && now - (current.notifiedAt ?? current.firedAt ?? current.activeAt) >= this.renotifyMs
-      await this.store.updateAlert(fp, seen)
-      if (fresh && (await this.claim(`alert-updated:${fp}:${newest}`))) {
-        emit('updated', { ...current, ...seen }, cause)
-      } else if (due && (await this.claim(`alert-renotify:${fp}:${current.notifiedAt ?? current.firedAt}`))) {
+      const mayUpdate = now - lastNotified >= this.minUpdateIntervalMs
+      const due = this.renotifyMs > 0 && now - lastNotified >= this.renotifyMs
+      await this.store.updateAlert(fp, fresh && !mayUpdate ? { ...seen, lastSeenAt: current.lastSeenAt } : seen)
+      if (fresh && mayUpdate && (await this.claim(`alert-updated:${fp}:${newest}`))) {
+        await this.store.updateAlert(fp, { notifiedAt: now })
+        emit('updated', { ...current, ...seen, notifiedAt: now }, cause)
+      } else if (due && (await this.claim(`alert-renotify:${fp}:${lastNotified}`))) {
         await this.store.updateAlert(fp, { notifiedAt: now })
         emit('firing', { ...current, ...seen, notifiedAt: now }, cause)
       }

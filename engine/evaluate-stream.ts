@@ -80,13 +80,16 @@ function evaluateSustained(cond: StreamCond, series: readonly Signal[], window: 
   const compare = cond.compare!
   const runs = new Map<string, { start: Signal; last: Signal; worst: Signal; count: number }>()
   const out: Match[] = []
-  const close = (run: { start: Signal; last: Signal; worst: Signal; count: number }) => {
+  // A gauge keeps its value until the next sample: a run ended by a failing sample held until just
+  // before it; a run still open held to the window's end, unless its last sample is older than D.
+  const close = (run: { start: Signal; last: Signal; worst: Signal; count: number }, endedBy?: Signal) => {
     if (run.last.at - run.start.at < forMs) return
     const evidence = [run.start, run.worst, run.last].filter((s, i, a) => a.indexOf(s) === i).sort((a, b) => a.at - b.at)
+    const heldUntil = endedBy && endedBy.at - run.last.at <= forMs ? endedBy.at - 1 : Math.min(window.to, run.last.at + forMs)
     out.push({
       at: run.start.at + forMs,
       firstAt: run.start.at,
-      lastAt: run.last.at,
+      lastAt: Math.max(run.last.at, heldUntil),
       evidence,
       evidenceTotal: run.count,
       labels: {},
@@ -100,7 +103,7 @@ function evaluateSustained(cond: StreamCond, series: readonly Signal[], window: 
     const run = runs.get(key)
     const ok = compareValue(s.value, compare)
     if (run && (!ok || s.at - run.last.at > forMs)) {
-      close(run)
+      close(run, s)
       runs.delete(key)
     }
     if (!ok) continue

@@ -234,7 +234,8 @@ function renderEvent(e: AlertEvent): string {
   const labels = Object.entries(a.labels).map(([k, v]) => `${k}=${v}`).join(' ')
   const where = `${a.cluster}/${a.broker ?? '-'}${labels ? ` {${labels}}` : ''}`
   const head = `${isoStamp(at ?? a.activeAt)}  ${e.type.toUpperCase().padEnd(8)} ${e.cause.severity.padEnd(8)} ${a.ruleId}  ${where}`
-  return e.type === 'resolved' ? head : `${head}\n    ${e.cause.cause}`
+  const explained = e.cause.explainedBy?.length ? ` (a consequence of ${e.cause.explainedBy.join(', ')})` : ''
+  return e.type === 'resolved' ? head : `${head}\n    ${e.cause.cause}${explained}`
 }
 
 function eventJson(e: AlertEvent) {

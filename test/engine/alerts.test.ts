@@ -52,7 +52,7 @@ const LAG = 15 * S
 const KEEP = 60 * S
 
 async function engineOn(store: Store, opts: Partial<AlertEngineOptions> = {}) {
-  return new AlertEngine({ store, rules: STW, lagMs: LAG, keepFiringMs: KEEP, renotifyMs: 0, ...opts })
+  return new AlertEngine({ store, rules: STW, lagMs: LAG, keepFiringMs: KEEP, renotifyMs: 0, minUpdateIntervalMs: 0, ...opts })
 }
 
 const summary = (events: AlertEvent[]) => events.map((e) => [e.type, e.alert.ruleId, e.cause.cause])
@@ -182,6 +182,25 @@ rule shrinks when count(isr.shrink) over 1m > 1 then cause "shrinks"`)
       await store.append([sig('safepoint.sync', 140, 4000), sig('zk.session_timeout', 141, 7768)])
       // the silence has expired by now: new evidence is announced again
       expect((await engine.tick(160 * S)).map((e) => e.type)).toEqual(['updated'])
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('announces new evidence at most once per update interval, none of it lost', async () => {
+    const store = make()
+    try {
+      const engine = await engineOn(store, { rules: CHURN, minUpdateIntervalMs: 60 * S, keepFiringMs: 600 * S })
+      const rb = (t: number) => sig('group.rebalance', t, undefined, { group: 'a' })
+      await store.append([rb(0), rb(1), rb(2)])
+      expect((await engine.tick(2 * S + LAG)).map((e) => e.type)).toEqual(['firing'])
+      await store.append([rb(10)])
+      expect(await engine.tick(10 * S + LAG)).toEqual([])
+      expect(await engine.tick(30 * S + LAG)).toEqual([])
+      const later = await engine.tick(63 * S + LAG)
+      expect(later.map((e) => [e.type, e.cause.cause])).toEqual([['updated', 'group a churns']])
+      expect(later[0].cause.evidence.map((e) => e.at / S)).toContain(10)
+      expect(await engine.tick(80 * S + LAG)).toEqual([])
     } finally {
       await store.close()
     }

@@ -167,6 +167,15 @@ describe('engine/evaluate', () => {
   })
 
   describe('sustained', () => {
+    it.each([
+      { name: 'a run still open holds to the window end while its last sample is fresh', samples: [[0, 0.1], [30, 0.1], [60, 0.1]], to: 100, lastAt: 100 },
+      { name: 'a run still open holds one D past its last sample at most', samples: [[0, 0.1], [30, 0.1], [60, 0.1]], to: 3600, lastAt: 120 },
+      { name: 'a run ended by a failing sample held until just before it', samples: [[0, 0.1], [30, 0.1], [60, 0.1], [75, 0.9]], to: 3600, lastAt: 74.999 },
+    ])('$name', ({ samples, to, lastAt }) => {
+      const matches = run(cond('request_handler.idle < 20% for 1m'), samples.map(([t, v]) => sig('request_handler.idle', t, v)), 0, to)
+      expect(matches.map((m) => m.lastAt / 1000)).toEqual([lastAt])
+    })
+
     const idle = (t: number, v: number) => sig('request_handler.idle', t, v)
     it.each([
       { name: 'every sample over D satisfies it', samples: [[0, 0.1], [15, 0.1], [30, 0.1], [45, 0.1], [60, 0.1]], at: [60] },
