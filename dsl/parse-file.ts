@@ -3,6 +3,7 @@ import type { Rule, Span } from './ast.js'
 import { checkDuplicateNames, checkRule, type CheckOptions } from './check.js'
 import type { Diagnostic, DiagnosticCode } from './diagnostics.js'
 import { describeToken, ruleParser } from './parser.js'
+import { closest } from './suggest.js'
 import { diagnostic, joinSpans, tokenSpan } from './to-ast.js'
 import { ruleToAst } from './to-ast.js'
 import * as T from './tokens.js'
@@ -268,6 +269,9 @@ function parseDiagnostic(e: IRecognitionException, segment: IToken[], file: stri
   const afterPrevious = !isReal(e.token) || (isReal(previous) && (previous.endLine ?? 0) < (e.token.startLine ?? 0))
   if (afterPrevious && isReal(previous)) span = tokenSpan(previous, file)
   if (afterPrevious) span = { ...span, startLine: span.endLine, startCol: span.endCol, startOffset: span.endOffset, endCol: span.endCol + 1, endOffset: span.endOffset + 1 }
+  const word = isReal(e.token) && e.token.tokenType === T.Identifier && !e.token.image.includes('.') ? e.token.image : undefined
+  const keyword = word && word.length > 1 ? closest(word, [...T.KEYWORD_WORDS]) : undefined
+  if (keyword) return diagnostic('DSL003', e.message, tokenSpan(e.token, file), { hint: `did you mean '${keyword}'?`, suggestion: keyword })
   const hint = e.message.startsWith("expected 'then'")
     ? 'a rule reads: when <condition> then cause "…"'
     : e.message.startsWith('expected a comparison') || e.message.startsWith('expected a number')

@@ -97,6 +97,8 @@ describe('dsl/check', () => {
     ['kitten', 'sitting', 3],
     ['', 'abc', 3],
     ['same', 'same', 0],
+    ['adn', 'and', 1],
+    ['ca', 'abc', 3],
   ])('edit distance %s/%s = %i', (a, b, d) => {
     expect(editDistance(a, b)).toBe(d)
   })
