@@ -1,3 +1,4 @@
+import { encodeVersion } from '../../signals/units.js'
 import type { Sample } from './exposition.js'
 
 /**
@@ -29,6 +30,8 @@ export type MetricMapping = {
   pattern: RegExp
   /** Multiplier into the catalogue's base unit (seconds → ms, percent → ratio). */
   scale?: number
+  /** The signal value from the sample, where it is not the sample value (a version held in a label). */
+  value?: (labels: Record<string, string>, sampleValue: number) => number | undefined
   /** Sample labels → signal labels; returning undefined drops the sample (e.g. a non-heap pool). */
   labels?: (labels: Record<string, string>) => Record<string, string> | undefined
   /** Human summary for the README table. */
@@ -152,6 +155,16 @@ export const METRIC_MAPPINGS: readonly MetricMapping[] = [
     pattern: /^jvm_buffer_pool_used_buffers$/,
     labels: (l) => (l.pool === 'mapped' ? {} : undefined),
     from: 'jvm_buffer_pool_used_buffers{pool="mapped"}',
+  },
+  {
+    // Not in the exporter's examples: needs a rule exporting the app-info Version string as a label
+    // (fixtures/kafka-2_0_0-app-info.yml). client_java 1.x drops the `_info` suffix of the name.
+    signal: 'broker.version',
+    kind: 'fact',
+    pattern: /^kafka_server_app(?:_info)?$/,
+    value: (l) => (l.version ? encodeVersion(l.version) : undefined),
+    labels: (l) => (l.version ? {} : undefined),
+    from: 'kafka_server_app_info{version} (0.x) / kafka_server_app{version} (1.x), from a rule on kafka.server:type=app-info Version',
   },
   {
     signal: 'process.start',

@@ -1,6 +1,7 @@
 import type { Signal } from '../../signals/signal.js'
 import type { Sample } from './exposition.js'
-import { mapSample } from './mapping.js'
+import { decodeVersion } from '../../signals/units.js'
+import { mapSample, normaliseSample } from './mapping.js'
 
 /**
  * Turns one target's samples into signals, scrape after scrape. It keeps what rates and facts need
@@ -28,6 +29,8 @@ export type ConvertStats = {
   /** Samples whose value was NaN or ±Inf where a number was needed. */
   nonFinite: number
 }
+
+const normaliseLabels = (labels: Record<string, string>) => normaliseSample({ name: '', labels, value: 0 }).labels
 
 type SeriesState = { value: number; at: number; generation: number }
 
@@ -140,12 +143,13 @@ export class SampleConverter {
           this.stats.nonFinite++
           break
         }
-        const value = sample.value * scale
+        const value = mapping.value ? mapping.value(normaliseLabels(sample.labels), sample.value) : sample.value * scale
+        if (value === undefined) break
         const key = seriesKey(mapping.signal, labels)
         const prevValue = this.series.get(key)?.value
         this.remember(key, value, at)
         if (prevValue === value) break
-        out.push(this.signal(mapping.signal, at, value, labels))
+        out.push(this.signal(mapping.signal, at, value, labels, mapping.signal === 'broker.version' ? `Kafka version ${decodeVersion(value)} (JMX app-info)` : undefined))
         if (mapping.signal === 'process.start') out.push(...this.noteProcessStart(value, at))
         break
       }

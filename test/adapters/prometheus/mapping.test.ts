@@ -5,6 +5,7 @@ import { parseExposition } from '../../../adapters/prometheus/exposition.js'
 import { mapSample, METRIC_MAPPINGS, normaliseSample } from '../../../adapters/prometheus/mapping.js'
 import { SampleConverter } from '../../../adapters/prometheus/to-signals.js'
 import { lookupSignal } from '../../../signals/catalogue.js'
+import { encodeVersion } from '../../../signals/units.js'
 import type { Signal } from '../../../signals/signal.js'
 import { FIXTURES } from './jmx-jvm.js'
 
@@ -84,20 +85,32 @@ describe('adapters/prometheus/mapping', () => {
 })
 
 describe('adapters/prometheus/mapping', () => {
-  // Captured from a lab Kafka 3.9.1 broker (ZooKeeper mode, -Xmx320m, lab/kafka-exporter.yaml under
-  // jmx_prometheus_javaagent 1.0.1) with one topic "orders" of two partitions.
-  it('maps the lab broker capture', () => {
-    const signals = convert('kafka-3.9.1-zk-jmx-1.0.1-lab.prom')
+  // Real Kafka 3.9.1 brokers (lab, ZooKeeper mode, -Xmx320m, a topic "orders" of two partitions with
+  // traffic), scraped through each exporter generation and config; capture-broker.ts regenerates them
+  // (kafka-3.9.1-zk-jmx-1.0.1-lab.prom is the lab's own lab/kafka-exporter.yaml).
+  it.each<[string, string | undefined]>([
+    ['kafka-3.9.1-zk-jmx-0.20.0-default.prom', undefined],
+    ['kafka-3.9.1-zk-jmx-0.20.0-kafka-2_0_0.prom', '3.9.1'],
+    ['kafka-3.9.1-zk-jmx-1.0.1-kafka-2_0_0.prom', '3.9.1'],
+    ['kafka-3.9.1-zk-jmx-1.0.1-lab.prom', undefined],
+  ])('maps the real broker capture %s to the same signals', (file, version) => {
+    const signals = convert(file)
     expect(one(signals, 'partitions.under_replicated').value).toBe(0)
     expect(one(signals, 'partitions.under_min_isr').value).toBe(0)
     expect(one(signals, 'partitions.offline').value).toBe(0)
     expect(one(signals, 'heap.max').value).toBe(320 * 1024 * 1024)
-    const idle = one(signals, 'request_handler.idle').value!
-    expect(idle).toBeGreaterThan(0)
-    expect(idle).toBeLessThanOrEqual(1)
-    expect(signals.filter((s) => s.name === 'log.segments').map((s) => [s.labels, s.value])).toEqual([
-      [{ topic: 'orders', partition: '0' }, 1],
-      [{ topic: 'orders', partition: '1' }, 1],
+    expect(one(signals, 'heap.used').value).toBeLessThan(320 * 1024 * 1024)
+    expect(one(signals, 'fd.open').value).toBeGreaterThan(100)
+    for (const idle of ['request_handler.idle', 'network_processor.idle']) {
+      expect(one(signals, idle).value).toBeGreaterThan(0)
+      expect(one(signals, idle).value).toBeLessThanOrEqual(1)
+    }
+    const orders = signals.filter((s) => s.name === 'log.segments' && s.labels?.topic === 'orders')
+    expect(orders.map((s) => [s.labels!.partition, s.value]).sort()).toEqual([
+      ['0', 1],
+      ['1', 1],
     ])
+    const v = signals.filter((s) => s.name === 'broker.version')
+    expect(v.map((s) => s.value)).toEqual(version ? [encodeVersion(version)] : [])
   })
 })
