@@ -9,6 +9,7 @@ import { alertFingerprint } from './fingerprint.js'
 import { loadEvalData } from './load-data.js'
 import type { Match } from './match.js'
 import { lookbackMs, ruleSignals } from './rule-signals.js'
+import { signalKind } from './signal-kind.js'
 import type { AlertRecord, Silence, Store } from './store/store.js'
 
 export type { AlertRecord } from './store/store.js'
@@ -125,7 +126,8 @@ export class AlertEngine {
       // New evidence: a signal newer than the last announcement (a new pair, an aggregate's new peak).
       // Until the update interval has passed, `lastSeenAt` is not advanced past the last announcement,
       // so evidence arriving meanwhile is announced once the interval is over.
-      const newest = Math.max(-Infinity, ...a.match.evidence.map((e) => e.at))
+      // Gauge samples continuing a held condition are not news; a new occurrence or a new event is.
+      const newest = Math.max(a.match.at, ...a.match.evidence.filter((e) => signalKind(e.name) === 'event').map((e) => e.at))
       const lastNotified = current.notifiedAt ?? current.firedAt ?? current.activeAt
       const fresh = newest > current.lastSeenAt
       const mayUpdate = now - lastNotified >= this.minUpdateIntervalMs

@@ -47,8 +47,9 @@ function valueOf(s: Signal): Record<string, MatchValue> {
 }
 
 /**
- * Facts hold from when they were recorded until replaced, so a match starts at the fact (clamped
- * into the window) and lasts to the window's end. Facts recorded after `now` are not yet known.
+ * Facts hold from when they were recorded until replaced, so a match starts when the fact was
+ * recorded (possibly before the window) and lasts to the window's end. Facts recorded after `now`
+ * are not yet known.
  */
 function evaluateFact(cond: StreamCond, data: EvalData, window: EvalWindow): Match[] {
   const keep = atomFilter(cond.atom)
@@ -57,7 +58,7 @@ function evaluateFact(cond: StreamCond, data: EvalData, window: EvalWindow): Mat
     if (f.name !== cond.atom.signal || f.at > window.now || !keep(f)) continue
     if (cond.compare && !compareValue(f.value, cond.compare)) continue
     out.push({
-      at: Math.min(Math.max(f.at, window.from), window.to),
+      at: Math.min(f.at, window.to),
       firstAt: f.at,
       lastAt: window.to,
       evidence: [f],
