@@ -137,6 +137,11 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
     if (kind === 'safepoint' && !(await fileHasLine(target.gcLog, /Reaching safepoint: [1-9]\d{9,} ns/))) {
       throw new Error(`the ${frozenMs} ms stall on broker ${target.id} did not show as a safepoint in its gc.log (the VM thread was busy with another operation); run the scenario again`)
     }
+    // A SIGSTOP that lands while the JVM is reaching or holding a safepoint is logged as a pause of the
+    // whole freeze, and then the JVM did see a stop: not the control this scenario is meant to record.
+    if (kind === 'sigstop' && (await fileHasLine(target.gcLog, /(?:Reaching safepoint|Total): [1-9]\d{9,} ns/))) {
+      throw new Error(`broker ${target.id}'s gc.log shows a safepoint of 1 s or more (the SIGSTOP landed inside one, or the host stalled it): not a clean control; run the scenario again`)
+    }
     await sleep(15_000)
     await producer.stop(3_000)
     await recorder.stop()

@@ -11,8 +11,8 @@ const recorded = readdirSync(INCIDENTS)
   .sort()
 
 describe('lab/recorded', () => {
-  it('has recordings of the STW scenario, its control and the roll storm', () => {
-    expect(recorded).toEqual(expect.arrayContaining(['lab-stw', 'lab-stw-sigstop', 'lab-roll-storm']))
+  it('has a recording of every scenario', () => {
+    expect(recorded).toEqual(expect.arrayContaining(['lab-stw', 'lab-stw-sigstop', 'lab-stw-kraft', 'lab-roll-storm', 'lab-down-conversion', 'lab-group-churn']))
   })
 
   it.each(recorded)('%s replays offline to the diagnosis its scenario expects', async (slug) => {

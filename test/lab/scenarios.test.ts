@@ -31,8 +31,8 @@ describe.skipIf(unavailable !== undefined)('lab/scenarios', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true })
   })
 
-  // One retry: on a shared 2-core machine the JVM can, rarely, start another VM operation before the
-  // stall's safepoint request, and the scenario then refuses to record (it says so).
+  // One retry: now and then the JVM starts another VM operation before the stall's safepoint request,
+  // or a SIGSTOP lands inside a safepoint; the scenario then refuses to record and says so.
   it.each(['stw', 'stw-sigstop', 'roll-storm'])(
     '%s on a real cluster: recorded, diagnosed as expected, nothing left running',
     { timeout: 360_000, retry: 1 },
