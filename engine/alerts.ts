@@ -12,7 +12,9 @@ import { lookbackMs, ruleSignals } from './rule-signals.js'
 import { signalKind } from './signal-kind.js'
 import type { AlertRecord, Silence, Store } from './store/store.js'
 
+/** Re-exported so the bot imports everything an alert event holds from one module. */
 export type { AlertRecord } from './store/store.js'
+/** Re-exported with AlertRecord: an AlertEvent's cause. */
 export type { Cause } from './diagnosis.js'
 
 /**
@@ -42,9 +44,13 @@ export type AlertEngineOptions = {
   owner?: string
 }
 
+/** Late log lines from a tailer or a slow scrape still land inside the evaluated time. */
 export const DEFAULT_LAG_MS = 15_000
+/** An event rule matches for an instant; this keeps its alert up long enough to read. */
 export const DEFAULT_KEEP_FIRING_MS = 5 * 60_000
+/** A still-firing incident is brought back to attention this often. */
 export const DEFAULT_RENOTIFY_MS = 4 * 3_600_000
+/** Message edits during a storm are paced to this. */
 export const DEFAULT_MIN_UPDATE_INTERVAL_MS = 60_000
 
 type Active = { rule: Rule; cluster: string; broker: string; match: Match; cause: Cause }

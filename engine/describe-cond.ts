@@ -26,12 +26,14 @@ export function describeCond(cond: Cond): string {
   }
 }
 
+/** A stream condition as rule text: `safepoint.sync > 2s`. */
 export function describeStream(cond: StreamCond): string {
   const cmp = cond.compare ? ` ${cond.compare.op} ${cond.compare.value.text}` : ''
   const sustained = cond.forMs !== undefined ? ` for ${formatMs(cond.forMs)}` : ''
   return `${describeAtom(cond.atom)}${cmp}${sustained}`
 }
 
+/** An atom as rule text, with its label filters: `isr.shrink{topic="orders"}`. */
 export function describeAtom(atom: Atom): string {
   if (atom.labels.length === 0) return atom.signal
   return `${atom.signal}{${atom.labels.map((l) => `${l.name}${l.op}${JSON.stringify(l.value)}`).join(', ')}}`

@@ -22,6 +22,7 @@ export type Evidence = {
   consequence?: boolean
 }
 
+/** One ranked explanation of what is wrong, with the evidence it rests on and what to do. */
 export type Cause = {
   ruleId: string
   ruleName?: string
@@ -72,6 +73,7 @@ export type NearMiss = {
 /** What is abnormal when no rule matched: counts and extremes of notable signals. */
 export type Abnormality = { signal: string; summary: string; count: number; worst?: string }
 
+/** The whole answer for one broker and window, platform-neutral. */
 export type Diagnosis = {
   cluster: string
   broker: string

@@ -286,11 +286,13 @@ export async function withStore(body: (store: Store) => Promise<number>): Promis
   }
 }
 
+/** Prints a usage problem (with the pointer to --help) and gives exit code 2. */
 export function usageError(message: string): number {
   console.error(`kafka-why: ${message}\n(kafka-why <command> --help for usage)`)
   return 2
 }
 
+/** Prints rendered rule-file errors and gives exit code 1: nothing is evaluated with broken rules. */
 export function reportRuleErrors(error: string): number {
   console.error(error)
   return 1
