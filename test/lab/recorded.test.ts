@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { diagnoseIncident, verdictProblems } from '../../lab/diagnose-incident.js'
 import { REPO_DIR } from '../../lab/kafka-runtime.js'
-import { LAB_EXPECTATION_FILE, readLabExpectation } from '../../lab/run-scenario.js'
+import { LAB_EXPECTATION_FILE, readLabExpectation, SCENARIOS } from '../../lab/run-scenario.js'
 
 const INCIDENTS = join(REPO_DIR, 'test', 'incidents')
 const recorded = readdirSync(INCIDENTS)
@@ -12,7 +12,7 @@ const recorded = readdirSync(INCIDENTS)
 
 describe('lab/recorded', () => {
   it('has a recording of every scenario', () => {
-    expect(recorded).toEqual(expect.arrayContaining(['lab-stw', 'lab-stw-sigstop', 'lab-stw-kraft', 'lab-roll-storm', 'lab-down-conversion', 'lab-group-churn']))
+    expect(recorded).toEqual(Object.keys(SCENARIOS).map((name) => `lab-${name}`).sort())
   })
 
   it.each(recorded)('%s replays offline to the diagnosis its scenario expects', async (slug) => {
