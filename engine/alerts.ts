@@ -129,16 +129,19 @@ export class AlertEngine {
         if (await this.store.transitionAlert('pending', next)) emit('firing', next, cause)
         continue
       }
-      // New evidence: a signal newer than the last announcement (a new pair, an aggregate's new peak).
-      // Until the update interval has passed, `lastSeenAt` is not advanced past the last announcement,
-      // so evidence arriving meanwhile is announced once the interval is over.
-      // Gauge samples continuing a held condition are not news; a new occurrence or a new event is.
-      const newest = Math.max(a.match.at, ...a.match.evidence.filter((e) => signalKind(e.name) === 'event').map((e) => e.at))
+      // News for a firing alert: a wholly new occurrence (all its evidence newer than the last look:
+      // a new pair, a new episode), or a new event that changes what the cause says (a count rising).
+      // Gauge samples continuing a held condition, or supporting events that change nothing, are not.
+      // While updates are paced, `lastSeenAt` and `summary` stay at the last announcement, so what
+      // arrives meanwhile is announced once the interval is over.
+      const newestEvent = Math.max(-Infinity, ...a.match.evidence.filter((e) => signalKind(e.name) === 'event').map((e) => e.at))
+      const newOccurrence = a.match.firstAt > current.lastSeenAt
+      const fresh = newOccurrence || (newestEvent > current.lastSeenAt && cause.cause !== current.summary)
+      const newest = Math.max(a.match.firstAt, newestEvent)
       const lastNotified = current.notifiedAt ?? current.firedAt ?? current.activeAt
-      const fresh = newest > current.lastSeenAt
       const mayUpdate = now - lastNotified >= this.minUpdateIntervalMs
       const due = this.renotifyMs > 0 && now - lastNotified >= this.renotifyMs
-      await this.store.updateAlert(fp, fresh && !mayUpdate ? { ...seen, lastSeenAt: current.lastSeenAt } : seen)
+      await this.store.updateAlert(fp, fresh && !mayUpdate ? { ...seen, lastSeenAt: current.lastSeenAt, summary: current.summary } : seen)
       if (fresh && mayUpdate && (await this.claim(`alert-updated:${fp}:${newest}`))) {
         await this.store.updateAlert(fp, { notifiedAt: now })
         emit('updated', { ...current, ...seen, notifiedAt: now }, cause)

@@ -169,7 +169,8 @@ async function listRuleFiles(dir: string): Promise<string[]> {
 
 /**
  * Steps through recorded time as the streaming engine would: a tick after each signal (plus the lag),
- * and every `step` while an alert is open, until everything resolved. Alert state lives in a private
+ * and every `step` while an alert is open, until everything resolved. Events are handed to `onEvent`
+ * in tick order across all clusters once the replay is done. Alert state lives in a private
  * in-memory overlay, so replaying into a shared Redis never touches live alerts.
  */
 export async function replayAlerts(
@@ -182,7 +183,7 @@ export async function replayAlerts(
   const lagMs = opts.lagMs ?? DEFAULT_LAG_MS
   const keepFiringMs = opts.keepFiringMs ?? DEFAULT_KEEP_FIRING_MS
   const overlay = new AlertOverlay(store)
-  const all: AlertEvent[] = []
+  const all: { event: AlertEvent; tickAt: number }[] = []
   const horizon = Math.max(0, ...rules.map((r) => lookbackMs(r.when))) + keepFiringMs + lagMs + opts.stepMs
   for (const [cluster, list] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
     const engine = new AlertEngine({ store: overlay, rules, cluster, lagMs, keepFiringMs, renotifyMs: 0 })
@@ -191,10 +192,7 @@ export async function replayAlerts(
     let i = 0
     let now = quantise(list[0] + lagMs)
     while (now <= end) {
-      for (const e of await engine.tick(now)) {
-        all.push(e)
-        onEvent(e, now)
-      }
+      for (const event of await engine.tick(now)) all.push({ event, tickAt: now })
       while (i < list.length && list[i] + lagMs <= now) i++
       const open = (await overlay.listAlerts()).some((a) => a.cluster === cluster && a.state !== 'resolved')
       const nextSignal = i < list.length ? quantise(list[i] + lagMs) : Infinity
@@ -203,7 +201,10 @@ export async function replayAlerts(
       now = Math.max(next, now + 1)
     }
   }
-  return all
+  // Clusters are stepped one after the other; their events are told in one time order.
+  all.sort((a, b) => a.tickAt - b.tickAt)
+  for (const { event, tickAt } of all) onEvent(event, tickAt)
+  return all.map((a) => a.event)
 }
 
 /** Signals from the real store; alerts, silences, locks and history in memory. */

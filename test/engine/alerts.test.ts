@@ -190,7 +190,8 @@ rule shrinks when count(isr.shrink) over 1m > 1 then cause "shrinks"`)
   it('announces new evidence at most once per update interval, none of it lost', async () => {
     const store = make()
     try {
-      const engine = await engineOn(store, { rules: CHURN, minUpdateIntervalMs: 60 * S, keepFiringMs: 600 * S })
+      const counting = rules('rule churn when count(group.rebalance) by group over 10m > 2 then cause "group {group} churns ({group.rebalance} times)"')
+      const engine = await engineOn(store, { rules: counting, minUpdateIntervalMs: 60 * S, keepFiringMs: 600 * S })
       const rb = (t: number) => sig('group.rebalance', t, undefined, { group: 'a' })
       await store.append([rb(0), rb(1), rb(2)])
       expect((await engine.tick(2 * S + LAG)).map((e) => e.type)).toEqual(['firing'])
@@ -198,9 +199,23 @@ rule shrinks when count(isr.shrink) over 1m > 1 then cause "shrinks"`)
       expect(await engine.tick(10 * S + LAG)).toEqual([])
       expect(await engine.tick(30 * S + LAG)).toEqual([])
       const later = await engine.tick(63 * S + LAG)
-      expect(later.map((e) => [e.type, e.cause.cause])).toEqual([['updated', 'group a churns']])
+      expect(later.map((e) => [e.type, e.cause.cause])).toEqual([['updated', 'group a churns (4 times)']])
       expect(later[0].cause.evidence.map((e) => e.at / S)).toContain(10)
       expect(await engine.tick(80 * S + LAG)).toEqual([])
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('does not announce supporting events that change nothing the cause says', async () => {
+    const store = make()
+    try {
+      const engine = await engineOn(store, { rules: CHURN, keepFiringMs: 600 * S })
+      const rb = (t: number) => sig('group.rebalance', t, undefined, { group: 'a' })
+      await store.append([rb(0), rb(1), rb(2)])
+      expect((await engine.tick(2 * S + LAG)).map((e) => e.type)).toEqual(['firing'])
+      await store.append([rb(10), rb(20)])
+      expect(await engine.tick(30 * S + LAG)).toEqual([])
     } finally {
       await store.close()
     }
