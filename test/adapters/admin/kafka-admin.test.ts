@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs'
 import kafkajs from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AdminPoller } from '../../../adapters/admin/admin-poller.js'
 import { AdminRequestError, groupPartition, javaStringHash, KafkaAdmin } from '../../../adapters/admin/kafka-admin.js'
+import { consumeSignalsTopic, SignalsTopicProducer } from '../../../adapters/admin/signals-topic.js'
+import { MemoryStore } from '../../../engine/store/memory-store.js'
 import { startCluster, type LabCluster } from '../../../lab/cluster.js'
 import type { Signal } from '../../../signals/signal.js'
 
@@ -99,6 +102,63 @@ describe('adapters/admin/kafka-admin', () => {
     c = await admin.topicConfig('orders')
     expect(c['retention.ms']).toMatchObject({ isDefault: true })
     expect(c['segment.ms'].value).toBe('60000')
+  })
+})
+
+describe('adapters/admin/signals-topic', () => {
+  it('splits brokers between two engine processes of one group, each broker in order in one of them', { timeout: 90_000 }, async () => {
+    const k = new kafkajs.Kafka({ brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
+    const a = k.admin()
+    await a.connect()
+    await a.createTopics({ waitForLeaders: true, topics: [{ topic: 'kafka-why-signals', numPartitions: 4, replicationFactor: 2 }] })
+    await a.disconnect()
+    const opts = { brokers: cluster.bootstrap.split(','), topic: 'kafka-why-signals' }
+    const stores = [new MemoryStore(), new MemoryStore()]
+    const consumers = []
+    for (const store of stores) consumers.push(await consumeSignalsTopic({ ...opts, groupId: 'engines' }, (b) => store.append(b)))
+    const producer = new SignalsTopicProducer(opts)
+    try {
+      const sent: Signal[] = []
+      for (let i = 0; i < 200; i++) sent.push({ name: 'fd.open', at: 1_700_000_000_000 + i * 1000, cluster: 'prod', broker: String(1 + (i % 8)), value: i, source: 'agent:test' })
+      await producer.send(sent)
+      // a real line from the lab broker's own server.log, shipped raw, and two bad messages
+      const started = readFileSync(cluster.brokers[0].serverLog, 'utf8').split('\n').find((l) => / started \(kafka\.server\.KafkaServer\)/.test(l))!
+      await producer.sendLines([{ line: started, cluster: 'prod', broker: '1', path: 'server.log' }])
+      const raw = new kafkajs.Kafka({ brokers: opts.brokers, logLevel: kafkajs.logLevel.NOTHING }).producer()
+      await raw.connect()
+      await raw.send({ topic: opts.topic, messages: [{ key: 'prod:1', value: 'not json' }, { key: 'prod:1', value: JSON.stringify({ name: 'fd.open', cluster: 'prod' }) }] })
+      await raw.disconnect()
+
+      const total = async () => {
+        let n = 0
+        for (const st of stores) for (let b = 1; b <= 8; b++) n += (await st.query({ cluster: 'prod', broker: String(b), from: 0, to: 2e12 })).length
+        return n
+      }
+      const end = Date.now() + 60_000
+      while ((await total()) < 201 && Date.now() < end) await sleep(250)
+      expect(await total()).toBe(201)
+      const owners = new Map<string, number>()
+      for (const [i, st] of stores.entries()) {
+        for (let b = 1; b <= 8; b++) {
+          const got = await st.query({ cluster: 'prod', broker: String(b), names: ['fd.open'], from: 0, to: 2e12 })
+          if (got.length === 0) continue
+          expect(owners.has(String(b)), `broker ${b} in both engines`).toBe(false)
+          owners.set(String(b), i)
+          expect(got.map((s) => s.value)).toEqual(sent.filter((s) => s.broker === String(b)).map((s) => s.value))
+        }
+      }
+      expect(owners.size).toBe(8)
+      expect(new Set(owners.values()).size).toBe(2)
+      const startSignal = (await Promise.all(stores.map((st) => st.query({ cluster: 'prod', broker: '1', names: ['broker.start'], from: 0, to: 2e12 })))).flat()
+      expect(startSignal).toHaveLength(1)
+      expect(startSignal[0].text).toBe(started)
+      const invalid = consumers.map((c) => c.stats.invalid)
+      expect(invalid.reduce((acc, x) => acc + Object.values(x).reduce((p, q) => p + q, 0), 0)).toBe(2)
+      expect(invalid.some((x) => x['not JSON'] === 1)).toBe(true)
+    } finally {
+      await producer.close()
+      for (const c of consumers) await c.stop()
+    }
   })
 })
 

@@ -1,0 +1,164 @@
+import kafkajs, { type Consumer, type KafkaConfig, type Producer } from 'kafkajs'
+import { validateSignal } from '../../signals/jsonl.js'
+import type { Signal } from '../../signals/signal.js'
+import { parseLogLines } from '../logs/parser.js'
+
+const { Kafka, logLevel } = kafkajs
+
+/**
+ * The signals topic: how agents and log shippers hand signals to many engine processes. Messages
+ * are keyed by `cluster:broker`, so one broker's signals stay in one partition, in order, and the
+ * engine processes of one consumer group split the brokers between them. A message is either a
+ * Signal as JSON, or a raw log line `{"line": "...", "cluster": "c", "broker": "1", "path": "server.log"}`
+ * parsed here. Offsets are committed only after the store holds a batch's signals.
+ */
+export type SignalsTopicOptions = {
+  brokers: string[]
+  topic: string
+  clientId?: string
+  ssl?: KafkaConfig['ssl']
+  sasl?: KafkaConfig['sasl']
+}
+
+/** A raw log line as a shipper sends it. */
+export type RawLogLine = { line: string; cluster: string; broker?: string; path?: string }
+
+/** The partition key of a signal: its broker's identity. */
+export function signalKey(s: { cluster: string; broker?: string }): string {
+  return `${s.cluster}:${s.broker ?? ''}`
+}
+
+function kafkaOf(opts: SignalsTopicOptions, role: string) {
+  return new Kafka({
+    clientId: opts.clientId ?? `kafka-why-${role}`,
+    brokers: opts.brokers,
+    ssl: opts.ssl,
+    sasl: opts.sasl,
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 5000 },
+  })
+}
+
+/** Ships signals (and raw log lines) to the topic. */
+export class SignalsTopicProducer {
+  private readonly producer: Producer
+  private connected: Promise<void> | undefined
+
+  constructor(private readonly opts: SignalsTopicOptions) {
+    this.producer = kafkaOf(opts, 'shipper').producer({ allowAutoTopicCreation: false })
+  }
+
+  private connect(): Promise<void> {
+    this.connected ??= this.producer.connect().catch((err: unknown) => {
+      this.connected = undefined
+      throw err
+    })
+    return this.connected
+  }
+
+  /** Sends signals; resolves once the brokers acknowledged them (acks=all). */
+  async send(signals: Signal[]): Promise<void> {
+    if (signals.length === 0) return
+    await this.connect()
+    await this.producer.send({ topic: this.opts.topic, acks: -1, messages: signals.map((s) => ({ key: signalKey(s), value: JSON.stringify(s) })) })
+  }
+
+  /** Sends raw log lines for the consumer to parse. */
+  async sendLines(lines: RawLogLine[]): Promise<void> {
+    if (lines.length === 0) return
+    await this.connect()
+    await this.producer.send({ topic: this.opts.topic, acks: -1, messages: lines.map((l) => ({ key: signalKey(l), value: JSON.stringify(l) })) })
+  }
+
+  async close(): Promise<void> {
+    if (this.connected) await this.producer.disconnect()
+    this.connected = undefined
+  }
+}
+
+/** Counts of what the consumer read. */
+export type TopicConsumerStats = { messages: number; signals: number; lines: number; invalid: Record<string, number> }
+
+/** Decodes one batch of message values into signals; bad messages are counted, never thrown. */
+export function decodeMessages(values: (Buffer | null)[], stats: TopicConsumerStats): Signal[] {
+  const out: Signal[] = []
+  const lines = new Map<string, { cfg: RawLogLine; lines: string[] }>()
+  const bad = (reason: string) => void (stats.invalid[reason] = (stats.invalid[reason] ?? 0) + 1)
+  for (const value of values) {
+    stats.messages++
+    if (!value) {
+      bad('empty message')
+      continue
+    }
+    let x: unknown
+    try {
+      x = JSON.parse(value.toString('utf8'))
+    } catch {
+      bad('not JSON')
+      continue
+    }
+    const raw = x as Partial<RawLogLine>
+    if (raw && typeof raw === 'object' && typeof raw.line === 'string') {
+      if (typeof raw.cluster !== 'string' || raw.cluster === '') {
+        bad('log line without cluster')
+        continue
+      }
+      // Lines of one file within a batch are parsed together so a stack trace stays one record.
+      const k = `${raw.cluster}\u0000${raw.broker ?? ''}\u0000${raw.path ?? ''}`
+      let group = lines.get(k)
+      if (!group) lines.set(k, (group = { cfg: raw as RawLogLine, lines: [] }))
+      group.lines.push(raw.line)
+      stats.lines++
+      continue
+    }
+    const v = validateSignal(x)
+    if (v.ok) out.push(v.signal)
+    else bad(v.reason)
+  }
+  for (const { cfg, lines: ls } of lines.values()) {
+    const r = parseLogLines(ls, { path: cfg.path ?? 'signals-topic', cluster: cfg.cluster, broker: cfg.broker })
+    out.push(...r.signals)
+  }
+  stats.signals += out.length
+  return out
+}
+
+/** A running consumer. */
+export type SignalsTopicConsumer = { stats: TopicConsumerStats; consumer: Consumer; stop(): Promise<void> }
+
+/**
+ * Joins `groupId` and writes every message's signals through `write` (a SignalWriter's write, or a
+ * store's append), committing a batch's offsets only after `write` resolved for it; a batch the
+ * writer refused ('buffer full', 'writer closed') is not committed, so it is read again.
+ */
+export async function consumeSignalsTopic(
+  opts: SignalsTopicOptions & { groupId: string; fromBeginning?: boolean },
+  write: (signals: Signal[]) => Promise<unknown>,
+): Promise<SignalsTopicConsumer> {
+  const stats: TopicConsumerStats = { messages: 0, signals: 0, lines: 0, invalid: {} }
+  const consumer = kafkaOf(opts, 'engine').consumer({ groupId: opts.groupId, sessionTimeout: 30_000, heartbeatInterval: 3000 })
+  await consumer.connect()
+  await consumer.subscribe({ topic: opts.topic, fromBeginning: opts.fromBeginning ?? true })
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale }) => {
+      if (!isRunning() || isStale()) return
+      const signals = decodeMessages(
+        batch.messages.map((m) => m.value),
+        stats,
+      )
+      if (signals.length) {
+        const outcome = (await write(signals)) as { rejected?: Record<string, number> } | undefined
+        const refused = (outcome?.rejected?.['buffer full'] ?? 0) + (outcome?.rejected?.['writer closed'] ?? 0)
+        // Not stored for now: leave the offsets alone so the batch is delivered again.
+        if (refused > 0) throw new Error(`store refused ${refused} signals; the batch will be read again`)
+      }
+      const last = batch.messages[batch.messages.length - 1]
+      if (last) resolveOffset(last.offset)
+      await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: String(Number(batch.lastOffset()) + 1) }] }] })
+      await heartbeat()
+    },
+  })
+  return { stats, consumer, stop: () => consumer.disconnect() }
+}
