@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { evaluateRulesFromStore } from '../../engine/evaluate-store.js'
 import { loadEvalData } from '../../engine/load-data.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
+import { rules } from './parse.js'
 import { sig } from './signals.js'
 
 describe('engine/load-data', () => {
@@ -35,5 +37,18 @@ describe('engine/load-data', () => {
     await store.append(signals)
     const { data } = await loadEvalData(store, { cluster: 'c', broker: '1', from: 10_000, to: 11_000 })
     expect([...data.series.values()].flat().map((s) => s.at)).toEqual([10_000, 11_000])
+  })
+})
+
+describe('engine/evaluate-store', () => {
+  it('evaluates rules from a store, reaching back for their windows', async () => {
+    const store = new MemoryStore()
+    await store.append([0, 600, 1200].map((t) => sig('group.rebalance', t, undefined, { group: 'g' })))
+    const pack = rules('rule churn when count(group.rebalance) by group over 1h > 2 then cause "x"\nrule pause when safepoint.sync > 2s then cause "y"')
+    const results = await evaluateRulesFromStore(pack, store, { cluster: 'c', broker: '1', from: 1_500_000, to: 1_800_000, now: 1_800_000 })
+    expect(results.map((r) => [r.rule.id, r.matches.map((m) => m.labels)])).toEqual([
+      ['churn', [{ group: 'g' }]],
+      ['pause', []],
+    ])
   })
 })
