@@ -146,6 +146,15 @@ describe('engine/diagnose', () => {
     expect(alone.diagnosis.nearMisses.map((n) => [n.ruleId, n.missing])).toEqual([['gc', 'gc.pause']])
   })
 
+  it.each([
+    { name: 'without its trigger, a minority of parts is no near miss', signals: [sig('safepoint.total', 10, 20)], misses: [] },
+    { name: 'the trigger alone is one', signals: [sig('zk.session_expired', 10)], misses: ['r'] },
+  ])('$name', async ({ signals, misses }) => {
+    const text = 'rule r when zk.session_expired and safepoint.total < 1s and not gc.pause >= 1s then cause "cut off"'
+    const { diagnosis } = await diagnoseSignals(text, signals)
+    expect(diagnosis.nearMisses.map((n) => n.ruleId)).toEqual(misses)
+  })
+
   it('says nothing when no part of a rule held', async () => {
     const { diagnosis } = await diagnoseSignals(STW, [sig('broker.start', 5)])
     expect(diagnosis.nearMisses).toEqual([])
