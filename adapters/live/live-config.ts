@@ -21,12 +21,15 @@ import { parseInterval } from '../agent/parse-interval.js'
  *           - { broker: "1", url: http://kafka-1:7071/metrics }
  *       logs:
  *         - { broker: "1", path: /var/log/kafka/server.log }
+ *   signals_topic: { brokers: [kafka-1:9092], topic: kafka-why-signals, group: kafka-why-engines }
  * ```
  */
 export type LiveConfig = {
   listen: { host: string; port: number }
   engine: { tickMs: number; lagMs: number; enabled: boolean }
   clusters: LiveCluster[]
+  /** Consume signals shipped to a Kafka topic (agents, log shippers) as one of a group of engines. */
+  signalsTopic?: { brokers: string[]; topic: string; groupId: string; fromBeginning: boolean }
   /** Rule files or directories (the bot's `rules`, default ["rules"]). */
   rules: string[]
   /** The file minus `live:`, for the bot; undefined when it has no bot settings (no `clusters` key). */
@@ -90,7 +93,7 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml'): LiveConf
   const problems: string[] = []
   const live = raw.live ?? {}
   if (!isRecord(live)) throw new LiveConfigError([`${file}: live: expected a mapping`])
-  unknownKeys(live, ['listen', 'engine', 'clusters'], 'live', problems)
+  unknownKeys(live, ['listen', 'engine', 'clusters', 'signals_topic'], 'live', problems)
 
   let listen = { host: '127.0.0.1', port: 9464 }
   if (live.listen !== undefined) {
@@ -204,6 +207,25 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml'): LiveConf
     }
   }
 
+  let signalsTopic: LiveConfig['signalsTopic']
+  if (live.signals_topic !== undefined) {
+    const t = live.signals_topic
+    if (!isRecord(t)) problems.push('live.signals_topic: expected { brokers, topic, group, from_beginning }')
+    else {
+      unknownKeys(t, ['brokers', 'topic', 'group', 'from_beginning'], 'live.signals_topic', problems)
+      const brokers = Array.isArray(t.brokers) ? t.brokers.map(String) : []
+      if (brokers.length === 0) problems.push('live.signals_topic.brokers: required, a host:port list')
+      for (const [i, b] of brokers.entries()) if (!HOST_PORT.test(b)) problems.push(`live.signals_topic.brokers[${i}]: '${b}' is not host:port`)
+      if (typeof t.topic !== 'string' || !/^[A-Za-z0-9._-]{1,249}$/.test(t.topic)) problems.push(`live.signals_topic.topic: '${String(t.topic)}' is not a topic name`)
+      signalsTopic = {
+        brokers,
+        topic: String(t.topic),
+        groupId: typeof t.group === 'string' && t.group ? t.group : 'kafka-why-engines',
+        fromBeginning: t.from_beginning !== false,
+      }
+    }
+  }
+
   const rules = raw.rules === undefined ? ['rules'] : Array.isArray(raw.rules) ? raw.rules.map(String) : []
   if (raw.rules !== undefined && !Array.isArray(raw.rules)) problems.push('rules: expected a list of paths')
   if (problems.length) throw new LiveConfigError(problems.map((p) => `${file}: ${p}`))
@@ -211,5 +233,5 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml'): LiveConf
   const rest = { ...raw }
   delete rest.live
   const botYaml = 'clusters' in rest ? JSON.stringify(rest) : undefined
-  return { listen, engine, clusters, rules, botYaml }
+  return { listen, engine, clusters, signalsTopic, rules, botYaml }
 }

@@ -11,6 +11,7 @@ import type { Store } from '../../engine/store/store.js'
 import type { Signal } from '../../signals/signal.js'
 import { AdminPoller } from '../admin/admin-poller.js'
 import { KafkaAdmin } from '../admin/kafka-admin.js'
+import { consumeSignalsTopic, type SignalsTopicConsumer } from '../admin/signals-topic.js'
 import type { Tail } from '../logs/tail.js'
 import { tailLogFile } from '../logs/tail.js'
 import { ScrapeLoop, type ScrapeOutcome, type TargetScraper } from '../prometheus/scraper.js'
@@ -53,6 +54,8 @@ export type Health = {
   scrape: SourceHealth[]
   admin: SourceHealth[]
   logs: { cluster: string; broker?: string; file: string; lines: number; signals: number; unparsed: number }[]
+  /** The signals topic consumer, when configured. */
+  topic?: SourceHealth
   engine: { enabled: boolean; rules: number; ruleErrors: number; lastTickAt?: number; lastTickMs?: number; lastError?: string }
   bot: { running: boolean; reason?: string }
 }
@@ -194,6 +197,31 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     }
   }
 
+  // The signals topic: this process as one engine of a consumer group.
+  let topicConsumer: SignalsTopicConsumer | undefined
+  if (config.signalsTopic) {
+    const t = config.signalsTopic
+    const h: SourceHealth = { cluster: '*', target: `${t.topic}@${t.brokers.join(',')}`, up: false, failures: 0 }
+    health.topic = h
+    try {
+      topicConsumer = await consumeSignalsTopic({ brokers: t.brokers, topic: t.topic, groupId: t.groupId, fromBeginning: t.fromBeginning }, async (signals) => {
+        const o = await writer.write(signals)
+        account('topic', o)
+        return o
+      })
+      h.up = true
+      topicConsumer.consumer.on(topicConsumer.consumer.events.CRASH, (e) => {
+        h.up = false
+        h.failures++
+        h.lastError = String((e.payload as { error?: Error }).error?.message ?? 'consumer crashed')
+      })
+    } catch (err) {
+      h.failures++
+      h.lastError = (err as Error).message
+      log.error(`signals topic: cannot join ${t.groupId} on ${t.topic}: ${(err as Error).message}`)
+    }
+  }
+
   // The bot, when the file has its settings and Slack credentials are in the environment.
   let bot: BotHandle | undefined
   let botDir: string | undefined
@@ -261,7 +289,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
       const unparsed = Object.values(s.unparsed).reduce((a, b) => a + b, 0)
       return { cluster: t.cluster, broker: t.broker, file: t.file, lines: s.lines, signals: s.signals, unparsed }
     })
-    const down = [...health.scrape, ...health.admin].some((h) => !h.up && h.failures > 0)
+    const down = [...health.scrape, ...health.admin, ...(health.topic ? [health.topic] : [])].some((h) => !h.up && h.failures > 0)
     health.status = !health.store.ok ? 'failing' : down || health.engine.lastError ? 'degraded' : 'ok'
     return structuredClone(health)
   }
@@ -304,7 +332,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   })
   const addr = server.address() as AddressInfo
   const url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`
-  log.info(`kafka-why serve: health and metrics on ${url} (/healthz, /metrics); ${targets.length} scrape targets, ${admins.length} admin pollers, ${tails.length} log files, engine ${config.engine.enabled ? 'on' : 'off'}, bot ${health.bot.running ? 'on' : 'off'}`)
+  log.info(`kafka-why serve: health and metrics on ${url} (/healthz, /metrics); ${targets.length} scrape targets, ${admins.length} admin pollers, ${tails.length} log files, signals topic ${config.signalsTopic ? config.signalsTopic.topic : 'off'}, engine ${config.engine.enabled ? 'on' : 'off'}, bot ${health.bot.running ? 'on' : 'off'}`)
 
   return {
     url,
@@ -315,6 +343,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
       for (const t of timers) clearTimeout(t)
       timers.clear()
       await scrapeLoop?.stop()
+      await topicConsumer?.stop().catch(() => undefined)
       for (const t of tails) t.tail.stop()
       await Promise.allSettled([...inFlight, ...tails.map((t) => t.tail.done)])
       await writer.close(2000)

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { SignalsTopicProducer } from '../../adapters/admin/signals-topic.js'
 import { HostAgent } from '../../adapters/agent/host-agent.js'
 import { parseInterval } from '../../adapters/agent/parse-interval.js'
 import { SignalWriter, type WriteOutcome } from '../../engine/ingest.js'
@@ -6,10 +7,12 @@ import { openStore } from '../../engine/store/open-store.js'
 import type { Signal } from '../../signals/signal.js'
 
 const USAGE = `usage: kafka-why agent --broker <id> --pid <pid|pidfile> [--cluster <name>] [--interval 15s] [--once] [--print]
+                       [--topic <signals topic> --bootstrap <host:port,…>]
 
 Reads the broker process's /proc/<pid>/fd and /proc/<pid>/maps counts, its open-files limit and
 vm.max_map_count, and ships fd.open, fd.max, mmap.count and mmap.max to the store (Redis when
-REDIS_URL is set). --once takes one reading and exits (1 when the process cannot be read);
+REDIS_URL is set), or with --topic to the signals topic that \`serve\` consumes. --once takes one
+reading and exits (1 when the process cannot be read or the reading not stored);
 --print also writes each signal as a JSON line on stdout.`
 
 /** `kafka-why agent`: the host agent for one broker. */
@@ -25,6 +28,8 @@ export async function run(argv: string[]): Promise<number> {
         interval: { type: 'string', default: '15s' },
         once: { type: 'boolean', default: false },
         print: { type: 'boolean', default: false },
+        topic: { type: 'string' },
+        bootstrap: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -47,8 +52,13 @@ export async function run(argv: string[]): Promise<number> {
     return 2
   }
 
-  const store = openStore(process.env)
+  if (Boolean(args.topic) !== Boolean(args.bootstrap)) {
+    console.error('kafka-why agent: --topic and --bootstrap go together')
+    return 2
+  }
   const print = args.print || args.once
+  if (args.topic) return runToTopic(args.topic, args.bootstrap!.split(','), { cluster: args.cluster!, broker: args.broker, pid: args.pid, intervalMs, once: args.once!, print: print! })
+  const store = openStore(process.env)
   if (!process.env.REDIS_URL && !print) {
     console.error('kafka-why agent: REDIS_URL is not set, so readings stay in this process; set it to ship them (or use --print)')
   }
@@ -102,5 +112,66 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await writer.close(args.once ? 0 : 5000)
     await store.close()
+  }
+}
+
+/** Waits for SIGTERM/SIGINT between readings; resolves false once asked to stop. */
+function intervalSleeper(): { sleep(ms: number): Promise<boolean> } {
+  let stopping = false
+  let wake: () => void = () => {}
+  const stop = () => {
+    stopping = true
+    wake()
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+  return {
+    sleep: (ms) =>
+      new Promise<boolean>((resolve) => {
+        if (stopping) return resolve(false)
+        const t = setTimeout(() => resolve(!stopping), ms)
+        wake = () => {
+          clearTimeout(t)
+          resolve(false)
+        }
+      }),
+  }
+}
+
+/** The agent shipping to the signals topic: each reading is acknowledged by the brokers (acks=all). */
+async function runToTopic(
+  topic: string,
+  brokers: string[],
+  o: { cluster: string; broker: string; pid: string; intervalMs: number; once: boolean; print: boolean },
+): Promise<number> {
+  const producer = new SignalsTopicProducer({ brokers, topic, clientId: `kafka-why-agent-${o.broker}` })
+  let lastSend: Promise<boolean> = Promise.resolve(true)
+  const sink = (signals: Signal[]) => {
+    if (o.print) for (const s of signals) process.stdout.write(JSON.stringify(s) + '\n')
+    lastSend = producer.send(signals).then(
+      () => true,
+      (err: Error) => {
+        console.error(`kafka-why agent: cannot send to ${topic}: ${err.message}`)
+        return false
+      },
+    )
+  }
+  const agent = new HostAgent({ cluster: o.cluster, broker: o.broker, pid: o.pid, sink })
+  try {
+    if (o.once) {
+      const r = await agent.sampleOnce()
+      if (!r.ok) console.error(`kafka-why agent: ${r.error}`)
+      const sent = await lastSend
+      return r.ok && sent ? 0 : 1
+    }
+    const sleeper = intervalSleeper()
+    do {
+      const r = await agent.sampleOnce()
+      if (!r.ok) console.error(`kafka-why agent: ${r.error}`)
+      await lastSend
+    } while (await sleeper.sleep(o.intervalMs))
+    return 0
+  } finally {
+    await producer.close().catch(() => undefined)
   }
 }

@@ -4,6 +4,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import kafkajs from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LiveConfigError, parseLiveConfig } from '../../adapters/live/live-config.js'
 import { startLiveService, type Health, type LiveService } from '../../adapters/live/live-service.js'
@@ -104,6 +105,11 @@ describe('serve/live-service', () => {
     const rules = path.join(dir, 'live.rules')
     writeFileSync(rules, 'rule source_down\n  severity warning\n  when source.stale\n  then cause "a signal source of broker {broker} stopped answering"\n')
     const down = await freePort()
+    const k = new kafkajs.Kafka({ brokers: [cluster.bootstrap], logLevel: kafkajs.logLevel.NOTHING })
+    const admin = k.admin()
+    await admin.connect()
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: 'kafka-why-signals', numPartitions: 2, replicationFactor: 1 }] })
+    await admin.disconnect()
     const config = parseLiveConfig(`
 rules: [${JSON.stringify(rules)}]
 live:
@@ -120,6 +126,7 @@ live:
           - { broker: "9", url: "http://127.0.0.1:${down}/metrics" }
       logs:
         - { broker: "${b.id}", path: ${JSON.stringify(b.serverLog)}, from_end: false }
+  signals_topic: { brokers: [${JSON.stringify(cluster.bootstrap)}], topic: kafka-why-signals }
 `)
     const quiet = { info: () => {}, warn: () => {}, error: () => {} }
     service = await startLiveService({ config, store, log: quiet, env: {} })
@@ -181,6 +188,27 @@ live:
     // the dead target's source.stale reached the engine and fired the rule for broker 9
     const alerts = await store.listAlerts()
     expect(alerts.find((a) => a.ruleId === 'source_down')).toMatchObject({ broker: '9', state: 'firing' })
+  })
+
+  it('takes an agent\'s readings from the signals topic', { timeout: 60_000 }, async () => {
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
+      execFile(
+        'node',
+        ['cli/kafka-why.mjs', 'agent', '--broker', '7', '--cluster', 'lab', '--pid', String(process.pid), '--once', '--topic', 'kafka-why-signals', '--bootstrap', cluster.bootstrap],
+        { timeout: 30_000 },
+        (err, out) => (err ? reject(err) : resolve({ stdout: out })),
+      ),
+    )
+    const printed = stdout.trim().split('\n').map((l) => JSON.parse(l) as { name: string; value: number; at: number })
+    const stored = await until(async () => {
+      const got = await store.query({ cluster: 'lab', broker: '7', from: 0, to: Date.now() + 60_000 })
+      return got.length === printed.length ? got : undefined
+    }, 30_000)
+    expect(stored.map((s) => [s.name, s.value]).sort()).toEqual(printed.map((s) => [s.name, s.value]).sort())
+    const h = (await getJson(`${service.url}/healthz`)).body
+    expect(h.topic).toMatchObject({ up: true, failures: 0 })
+    const metrics = await (await fetch(`${service.url}/metrics`)).text()
+    expect(sample(metrics, 'kafka_why_signals_total', { source: 'topic' })).toBe(printed.length)
   })
 
   it('answers 404 elsewhere and 405 for writes', async () => {
