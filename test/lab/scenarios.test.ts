@@ -19,6 +19,9 @@ const EVIDENCE: [scenario: string, file: (broker: string) => string, line: RegEx
   ['roll-storm', () => 'broker-1/server.log', /INFO \[LocalLog partition=LoadTestingTopic-\d+, dir=.+\] Rolled new log segment at offset \d+ in \d+ ms\./],
 ]
 
+/** The bound the README states: the top cause's evidence follows the fault within 120 s (the roll storm needs its time to use up the file descriptors). */
+const MAX_FAULT_TO_EVIDENCE_MS = 120_000
+
 function labProcessesUnder(dir: string): string[] {
   return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
     .split('\n')
@@ -51,6 +54,9 @@ describe.skipIf(unavailable !== undefined)('lab/scenarios', () => {
       expect(readdirSync(outDir)).toEqual(expect.arrayContaining(['incident.yaml', 'signals.jsonl', 'README.md', 'lab.json']))
       expect(report.verdict, report.unavailable).toBeDefined()
       expect(report.problems).toEqual([])
+      // The cause rests on what the fault did: its matching evidence comes after the injection, and soon.
+      expect(report.faultToMatchMs).toBeGreaterThan(0)
+      expect(report.faultToMatchMs).toBeLessThan(MAX_FAULT_TO_EVIDENCE_MS)
       expect(labProcessesUnder('kafka-why-lab-' + name)).toEqual([])
     },
   )
