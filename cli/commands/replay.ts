@@ -61,6 +61,7 @@ export async function run(argv: string[]): Promise<number> {
     stepMs = readDuration(args.values.step!, '--step')
     lagMs = readDuration(args.values.lag!, '--lag')
     if (stepMs <= 0) throw new UsageError('--step must be longer than 0')
+    if (lagMs < 0) throw new UsageError('--lag must not be negative')
   } catch (err) {
     return usageError((err as Error).message)
   }

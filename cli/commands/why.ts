@@ -51,6 +51,7 @@ export async function run(argv: string[]): Promise<number> {
   let at: number | undefined
   try {
     if (args.values.since !== undefined) sinceMs = readDuration(args.values.since, '--since')
+    if (sinceMs !== undefined && sinceMs <= 0) throw new UsageError(`--since: expected a positive duration, got '${args.values.since}'`)
     if (args.values.at !== undefined) at = readTime(args.values.at)
   } catch (err) {
     return usageError((err as Error).message)

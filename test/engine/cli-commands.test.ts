@@ -61,6 +61,8 @@ describe('cli/commands/why', () => {
     { args: ['why'], code: 2, message: 'why needs a broker' },
     { args: ['why', '3', '--since', 'banana'], code: 2, message: "--since: expected a duration such as 15s, 10m or 1h, got 'banana'" },
     { args: ['why', '3', '--at', 'yesterday'], code: 2, message: '--at: expected an ISO-8601 time' },
+    { args: ['why', '3', '--since=-5m'], code: 2, message: "--since: expected a positive duration, got '-5m'" },
+    { args: ['replay', 'x', '--step', '0s'], code: 2, message: '--step must be longer than 0' },
     { args: ['why', '3'], code: 1, message: 'no signals stored yet' },
     { args: ['why', '7', '--replay', SEED_000], code: 1, message: 'no signals stored for broker 7 (known brokers: perf-lab/1)' },
     { args: ['why', '1', '--rules', 'no/such/dir'], code: 1, message: 'no such rules directory or file: no/such/dir' },
