@@ -36,6 +36,7 @@ export type LiveConfig = {
   botYaml?: string
 }
 
+/** One cluster's live sources: admin poller, scrape targets, followed log files. */
 export type LiveCluster = {
   name: string
   admin?: {

@@ -45,6 +45,7 @@ export type ScrapeOutcome = {
   recovered?: boolean
 }
 
+/** What every target's scraper shares: where signals go, the clock, batching and backoff limits. */
 export type ScraperOptions = {
   sink: SignalSink
   /** Epoch ms; the adapter's only clock. */

@@ -1,5 +1,5 @@
 /**
- * Test helper: a real process holding open descriptors and file mappings under a chosen open-files
+ * For the agent tests: a real process holding open descriptors and file mappings under a chosen open-files
  * limit, whose /proc the agent then reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
+/** Scratch directory for holders' files and pid files. */
 export const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-why-agent-'))
 const children: ChildProcess[] = []
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, '../../..')
+/** Real exporter captures, exporter configs and the MBean program. */
 export const FIXTURES = path.join(here, 'fixtures')
 
 /** The exporter versions the tests cover: the last 0.x line and the 1.x rewrite. */
@@ -42,6 +43,7 @@ export function freePort(): Promise<number> {
   })
 }
 
+/** A started JVM: its exporter URL, and stop() that closes its stdin and waits for it to exit. */
 export type RunningJvm = { port: number; url: string; child: ChildProcess; stop(): Promise<void> }
 
 /** Starts the MBean JVM with the agent on `port` under `config` (a file in fixtures/); resolves once it answers. */
