@@ -137,6 +137,15 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000
   const started: ManagedProcess[] = []
   let stopped = false
+  // A temporary directory goes with the process too, when it exits without stop() (Ctrl-C, a crash).
+  const removeDir = () => {
+    try {
+      rmSync(dir, { recursive: true, force: true })
+    } catch {
+      // a process still writing into it; the OS temp cleaner gets the rest
+    }
+  }
+  if (ownDir) process.once('exit', removeDir)
 
   const stopAll = async (graceMs = 10_000): Promise<void> => {
     if (stopped) return
@@ -145,7 +154,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
     // One at a time: brokers shutting down together wait on each other's controlled shutdown.
     for (const p of brokerProcs.reverse()) await p.stop(graceMs)
     if (mode === 'zk' && started[0]) await started[0].stop(5_000)
-    if (ownDir) rmSync(dir, { recursive: true, force: true })
+    if (ownDir) {
+      removeDir()
+      process.removeListener('exit', removeDir)
+    }
   }
 
   try {
