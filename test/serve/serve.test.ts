@@ -12,6 +12,7 @@ import { parseExposition } from '../../adapters/prometheus/exposition.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import { RedisStore } from '../../engine/store/redis-store.js'
 import { startCluster, type LabCluster } from '../../lab/cluster.js'
+import { killAllManaged } from '../../lab/managed-process.js'
 import { freePort } from '../adapters/prometheus/jmx-jvm.js'
 import { SlackStandIn } from '../bot/support/slack-stand-in.js'
 
@@ -135,6 +136,7 @@ live:
   afterAll(async () => {
     await service?.stop()
     await cluster?.stop()
+    killAllManaged()
     await store.close()
   })
 

@@ -6,6 +6,7 @@ import { AdminRequestError, groupPartition, javaStringHash, KafkaAdmin } from '.
 import { consumeSignalsTopic, SignalsTopicProducer } from '../../../adapters/admin/signals-topic.js'
 import { MemoryStore } from '../../../engine/store/memory-store.js'
 import { startCluster, type LabCluster } from '../../../lab/cluster.js'
+import { killAllManaged } from '../../../lab/managed-process.js'
 import type { Signal } from '../../../signals/signal.js'
 
 // A real two-broker ZooKeeper-mode Kafka 3.9 cluster from the lab (jars from Maven Central), shared by
@@ -40,6 +41,8 @@ afterAll(async () => {
   await Promise.allSettled(consumers.map((c) => c.disconnect()))
   await admin?.close()
   await cluster?.stop()
+  // whatever a failed test left running in this worker goes too
+  killAllManaged()
 })
 
 const take = (name: string, topic?: string) => got.filter((s) => s.name === name && (!topic || s.labels?.topic === topic))
