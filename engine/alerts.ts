@@ -6,9 +6,8 @@ import type { Cause } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
 import { evaluateRules } from './evaluate.js'
 import { alertFingerprint } from './fingerprint.js'
-import { loadEvalData } from './load-data.js'
+import { loadForRules } from './load-data.js'
 import type { Match } from './match.js'
-import { lookbackMs, ruleSignals } from './rule-signals.js'
 import { signalKind } from './signal-kind.js'
 import type { AlertRecord, Silence, Store } from './store/store.js'
 
@@ -168,13 +167,10 @@ export class AlertEngine {
   private async evaluate(t: number): Promise<Map<string, Active>> {
     const active = new Map<string, Active>()
     if (this.rules.length === 0) return active
-    const names = new Set<string>()
-    for (const r of this.rules) for (const n of ruleSignals(r)) names.add(n)
-    const lookback = Math.max(0, ...this.rules.map((r) => lookbackMs(r.when)))
     const window = { from: t - this.keepFiringMs, to: t, now: t }
     for (const { cluster, broker } of await this.store.brokers()) {
       if (this.cluster !== undefined && cluster !== this.cluster) continue
-      const { data } = await loadEvalData(this.store, { cluster, broker, names, from: window.from - lookback, to: t })
+      const { data } = await loadForRules(this.store, { cluster, broker, rules: this.rules, from: window.from, to: t })
       const here = new Map<string, Omit<Active, 'cause'>>()
       for (const { rule, matches } of evaluateRules(this.rules, data, window)) {
         for (const match of matches) {

@@ -6,10 +6,10 @@ import { combineMatches } from './combine.js'
 import type { Cause, Diagnosis, Evidence, NearMiss } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
 import { evaluateRules } from './evaluate.js'
-import { loadEvalData } from './load-data.js'
+import { loadForRules } from './load-data.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 import { findNearMiss } from './near-miss.js'
-import { conditionSignals, lookbackMs } from './rule-signals.js'
+import { conditionSignals } from './rule-signals.js'
 import type { Store } from './store/store.js'
 
 /** Which broker and window to diagnose; `now` comes from the caller, never the clock. */
@@ -39,13 +39,7 @@ const RECORDED = 3
  * consequences, lists near misses, and when nothing matched, what is abnormal anyway.
  */
 export async function diagnose(rules: readonly Rule[], store: Store, opts: DiagnoseOptions): Promise<Diagnosis> {
-  const lookback = Math.max(0, ...rules.map((r) => lookbackMs(r.when)))
-  const { data, signalsRead } = await loadEvalData(store, {
-    cluster: opts.cluster,
-    broker: opts.broker,
-    from: opts.from - lookback,
-    to: opts.to,
-  })
+  const { data, signalsRead } = await loadForRules(store, { cluster: opts.cluster, broker: opts.broker, rules, from: opts.from, to: opts.to, everything: true })
   const diagnosis = diagnoseData(rules, data, { from: opts.from, to: opts.to, now: opts.now }, signalsRead)
   if (opts.record !== false) {
     const top = diagnosis.causes.filter((c) => !c.explainedBy?.length).slice(0, RECORDED)

@@ -4,6 +4,8 @@ import type { Store } from './store/store.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
 import type { EvalData } from './match.js'
 import { isClusterWide, signalKind } from './signal-kind.js'
+import { conditionSignals, lookbackMs } from './rule-signals.js'
+import type { Rule } from '../dsl/ast.js'
 
 /** What to load for one broker's evaluation. */
 export type LoadRequest = {
@@ -14,6 +16,8 @@ export type LoadRequest = {
   /** Inclusive epoch ms, already widened by the rules' look-back. */
   from: number
   to: number
+  /** Also read the latest facts (default true). */
+  facts?: boolean
 }
 
 /** The evaluator's input plus how many signals were read, so "no data" differs from "nothing wrong". */
@@ -41,7 +45,7 @@ export async function loadEvalData(store: Store, req: LoadRequest): Promise<Load
     const others = (await store.brokers()).filter((b) => b.cluster === req.cluster && b.broker !== req.broker)
     for (const b of others) reads.push(store.query({ ...range, broker: b.broker, names: clusterWide }))
   }
-  const factReads = !factNames || factNames.size ? [store.facts(req.cluster, req.broker), store.facts(req.cluster)] : []
+  const factReads = req.facts !== false && (!factNames || factNames.size) ? [store.facts(req.cluster, req.broker), store.facts(req.cluster)] : []
   const [lists, factLists] = await Promise.all([Promise.all(reads), Promise.all(factReads)])
   const series = new Map<string, Signal[]>()
   const facts: Signal[] = []
@@ -66,4 +70,49 @@ export async function loadEvalData(store: Store, req: LoadRequest): Promise<Load
   for (const list of factLists) for (const f of list) if (!factNames || factNames.has(f.name)) facts.push(f)
   signalsRead += facts.length
   return { data: { cluster: req.cluster, broker: req.broker, series, facts: latestFacts(facts) }, signalsRead }
+}
+
+/** What to load for a set of rules over one broker's window. */
+export type RulesLoadRequest = {
+  cluster: string
+  broker: string
+  rules: readonly Rule[]
+  from: number
+  to: number
+  /** Read every stored signal in the window, not only the rules' (for the abnormal summary). */
+  everything?: boolean
+}
+
+/**
+ * Loads a broker's data for a rule set, each signal only as far back as the rules that read it need:
+ * a `trend(heap.after_gc) over 24h` rule does not make every other series load a day of history.
+ * The window itself is read once; the older history is read per look-back and put in front of it.
+ */
+export async function loadForRules(store: Store, req: RulesLoadRequest): Promise<LoadedData> {
+  const lookbackOf = new Map<string, number>()
+  for (const rule of req.rules) {
+    const back = lookbackMs(rule.when)
+    for (const name of conditionSignals(rule.when)) lookbackOf.set(name, Math.max(lookbackOf.get(name) ?? 0, back))
+    for (const e of rule.explains) if (!lookbackOf.has(e.signal)) lookbackOf.set(e.signal, 0)
+  }
+  const scope = { cluster: req.cluster, broker: req.broker }
+  const names = req.everything ? undefined : [...lookbackOf.keys()]
+  const current = names && names.length === 0 ? undefined : loadEvalData(store, { ...scope, names, from: req.from, to: req.to })
+  const byLookback = new Map<number, string[]>()
+  for (const [name, back] of lookbackOf) if (back > 0) byLookback.set(back, [...(byLookback.get(back) ?? []), name])
+  const older = [...byLookback].map(([back, group]) =>
+    loadEvalData(store, { ...scope, names: group, from: req.from - back, to: req.from - 1, facts: false }),
+  )
+  const [now, ...history] = await Promise.all([current ?? Promise.resolve(undefined), ...older])
+  const series = new Map<string, Signal[]>()
+  let signalsRead = now?.signalsRead ?? 0
+  for (const h of history) {
+    signalsRead += h.signalsRead
+    for (const [name, list] of h.data.series) series.set(name, [...list])
+  }
+  for (const [name, list] of now?.data.series ?? []) {
+    const before = series.get(name)
+    series.set(name, before ? before.concat(list) : [...list])
+  }
+  return { data: { ...scope, series, facts: now?.data.facts ?? [] }, signalsRead }
 }

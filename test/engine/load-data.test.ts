@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { evaluateRulesFromStore } from '../../engine/evaluate-store.js'
-import { loadEvalData } from '../../engine/load-data.js'
+import { loadEvalData, loadForRules } from '../../engine/load-data.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import { rules } from './parse.js'
 import { sig } from './signals.js'
@@ -50,5 +50,29 @@ describe('engine/evaluate-store', () => {
       ['churn', [{ group: 'g' }]],
       ['pause', []],
     ])
+  })
+})
+
+describe('engine/load-data loadForRules', () => {
+  const pack = rules('rule leak when trend(heap.after_gc) over 6h > 0 then cause "x" explains isr.expand\nrule shrink when isr.shrink then cause "y"')
+  const signals = [
+    sig('heap.after_gc', 1000, 1e9),
+    sig('heap.after_gc', 20_000, 2e9),
+    sig('isr.shrink', 1000),
+    sig('isr.shrink', 20_000),
+    sig('isr.expand', 1000),
+    sig('isr.expand', 20_000),
+    sig('gc.pause', 20_000, 10),
+  ]
+  it.each([
+    { everything: false, loaded: { 'heap.after_gc': [1000, 20_000], 'isr.expand': [20_000], 'isr.shrink': [20_000] } },
+    { everything: true, loaded: { 'gc.pause': [20_000], 'heap.after_gc': [1000, 20_000], 'isr.expand': [20_000], 'isr.shrink': [20_000] } },
+  ])('reads each signal only as far back as its rules reach (everything: $everything)', async ({ everything, loaded }) => {
+    const store = new MemoryStore()
+    await store.append(signals)
+    const { data, signalsRead } = await loadForRules(store, { cluster: 'c', broker: '1', rules: pack, from: 18_000_000, to: 21_000_000, everything })
+    const got = Object.fromEntries([...data.series].map(([n, l]) => [n, l.map((s) => s.at / 1000)]).sort(([a], [b]) => String(a).localeCompare(String(b))))
+    expect(got).toEqual(loaded)
+    expect(signalsRead).toBe(Object.values(loaded).flat().length)
   })
 })
