@@ -1,5 +1,6 @@
 import type { AggregateCond, AggregateFn } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
+import { describeAtom } from './describe-cond.js'
 import { atomFilter, compareValue, moreTelling } from './filter.js'
 import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
 import { signalDimension, signalKind } from './signal-kind.js'
@@ -19,12 +20,28 @@ export function evaluateAggregate(cond: AggregateCond, data: EvalData, window: E
   const raw = signalKind(name) === 'fact' ? data.facts.filter((f) => f.name === name) : (data.series.get(name) ?? [])
   const counter = signalKind(name) !== 'event' && raw.some((s) => s.value !== undefined)
   const needsValue = cond.fn === 'max' || cond.fn === 'min' || cond.fn === 'avg' || cond.fn === 'sum' || cond.fn === 'trend' || counter
-  const groups = new Map<string, { labels: Record<string, string>; events: Signal[] }>()
-  const by = cond.by
+  // Rules often aggregate the same atom by the same labels with other windows or thresholds: the
+  // grouping is done once per data set and shared (the groups are never mutated).
+  let memo = groupings.get(data)
+  if (!memo) groupings.set(data, (memo = new Map()))
+  const memoKey = [describeAtom(cond.atom), cond.by.join(','), needsValue, window.to].join('\u0000')
+  let groups = memo.get(memoKey)
+  if (!groups) memo.set(memoKey, (groups = groupEvents(raw, cond.by, keep, needsValue, window.to)))
+  const out: Match[] = []
+  for (const g of groups.values()) slide(cond, g.events, g.labels, counter, window, out)
+  return out.sort((a, b) => a.at - b.at)
+}
+
+type Groups = Map<string, { labels: Record<string, string>; events: Signal[] }>
+const groupings = new WeakMap<EvalData, Map<string, Groups>>()
+
+/** An atom's events up to `to`, bucketed by the `by` labels (one bucket when there are none). */
+function groupEvents(raw: readonly Signal[], by: readonly string[], keep: (s: Signal) => boolean, needsValue: boolean, to: number): Groups {
+  const groups: Groups = new Map()
   const single = by.length === 0 ? { labels: {}, events: [] as Signal[] } : undefined
   if (single) groups.set('', single)
   for (const s of raw) {
-    if (s.at > window.to) break
+    if (s.at > to) break
     if (!keep(s)) continue
     if (needsValue && !Number.isFinite(s.value)) continue
     if (single) {
@@ -37,9 +54,7 @@ export function evaluateAggregate(cond: AggregateCond, data: EvalData, window: E
     if (!g) groups.set(key, (g = { labels: Object.fromEntries(by.map((b) => [b, s.labels?.[b] ?? ''])), events: [] }))
     g.events.push(s)
   }
-  const out: Match[] = []
-  for (const g of groups.values()) slide(cond, g.events, g.labels, counter, window, out)
-  return out.sort((a, b) => a.at - b.at)
+  return groups
 }
 
 /** Dimension and suffix of an aggregate's value, for `{signal}` interpolation. */
@@ -100,7 +115,17 @@ function slide(
   }
   const wantMax = fn === 'max'
   const wantMin = fn === 'min'
-  const points = evaluationPoints(events, w, window)
+  // The instants where the window's content changes, generated in order without an array: each
+  // event's arrival, its departure (one ms after it is `over` old), and the window's ends.
+  let arrive = 0
+  let depart = 0
+  const nextPoint = (p: number): number | undefined => {
+    while (arrive < n && events[arrive].at <= p) arrive++
+    while (depart < n && events[depart].at + w + 1 <= p) depart++
+    const next = Math.min(arrive < n ? events[arrive].at : Infinity, depart < n ? events[depart].at + w + 1 : Infinity)
+    if (next < window.to) return next
+    return p < window.to ? window.to : undefined
+  }
   const maxDeque: number[] = []
   const minDeque: number[] = []
   let maxHead = 0
@@ -113,7 +138,7 @@ function slide(
     out.push(episodeMatch(cond, events, labels, episode))
     episode = undefined
   }
-  for (const p of points) {
+  for (let p: number | undefined = window.from; p !== undefined; p = nextPoint(p)) {
     while (hi < n && events[hi].at <= p) {
       const v = events[hi].value ?? 0
       if (wantMax) {
@@ -175,26 +200,6 @@ function slide(
     }
   }
   flush()
-}
-
-/**
- * Instants where the window's content changes: each event's arrival, each event's departure (one ms
- * after it is `over` old), and the window's ends. Merged from two sorted lists, clipped to [from, to].
- */
-function evaluationPoints(events: readonly Signal[], w: number, window: EvalWindow): number[] {
-  const pts: number[] = [window.from]
-  let i = 0
-  let j = 0
-  while (i < events.length || j < events.length) {
-    const arrive = i < events.length ? events[i].at : Infinity
-    const leave = j < events.length ? events[j].at + w + 1 : Infinity
-    const p = arrive <= leave ? (i++, arrive) : (j++, leave)
-    if (p <= window.from) continue
-    if (p >= window.to) break
-    if (p !== pts[pts.length - 1]) pts.push(p)
-  }
-  if (window.to > pts[pts.length - 1]) pts.push(window.to)
-  return pts
 }
 
 function episodeMatch(
