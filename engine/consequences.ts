@@ -7,24 +7,36 @@ import type { EvalData, EvalWindow } from './match.js'
 /** Consequence points per explained signal and in all, nearest the match first. */
 const CONSEQUENCES_PER_SIGNAL = 5
 const CONSEQUENCES_TOTAL = 20
+/**
+ * How far an explained signal may precede the cause's earliest condition evidence and still be its
+ * consequence: a lead-up counts only while unbroken (no gap over LEAD_GAP_MS between its points,
+ * the last of them within LEAD_GAP_MS of the evidence) and never reaches back more than LEAD_MAX_MS.
+ * A session's timeouts logged seconds before its expiry belong to it; start-up elections half a
+ * minute earlier do not.
+ */
+export const LEAD_GAP_MS = 5_000
+export const LEAD_MAX_MS = 60_000
 
 /**
  * The signals a cause `explains`, as they occurred in the window, nearest the match first and capped,
  * joined into its timeline as consequences. Each explained signal present also corroborates the cause.
+ * A raw line already in the timeline (as condition evidence or as another consequence) is not added again.
  */
 export function addConsequences(cause: Cause, rule: Rule, data: EvalData, window: EvalWindow): void {
   const own = new Set(cause.evidence.map((e) => e.signal))
+  const shown = new Set(cause.evidence.map((e) => e.source))
+  const onset = cause.evidence.length ? Math.min(...cause.evidence.map((e) => e.at)) : cause.firstAt
+  const explained = rule.explains.map((e) => data.series.get(e.signal) ?? [])
+  const from = Math.max(window.from, leadUpStart(explained, onset))
   const picked: Evidence[] = []
   let present = 0
   let omitted = 0
-  for (const { signal } of rule.explains) {
-    // A consequence follows its cause: nothing before the cause's first evidence counts.
-    const series = data.series.get(signal) ?? []
-    const lo = firstAtOrAfter(series, Math.max(window.from, cause.firstAt))
+  for (const series of explained) {
+    const lo = firstAtOrAfter(series, from)
     const hi = firstAtOrAfter(series, window.to + 1)
     if (hi <= lo) continue
-    if (!own.has(signal)) present++
-    const nearest = nearestTo(series, lo, hi, cause.matchedAt, CONSEQUENCES_PER_SIGNAL)
+    if (!own.has(series[lo].name)) present++
+    const nearest = nearestTo(series, lo, hi, cause.matchedAt, CONSEQUENCES_PER_SIGNAL, shown)
     omitted += hi - lo - nearest.length
     picked.push(...nearest.map((s) => toEvidence(s, true)))
   }
@@ -33,6 +45,25 @@ export function addConsequences(cause: Cause, rule: Rule, data: EvalData, window
   cause.evidence = [...cause.evidence, ...picked.slice(0, CONSEQUENCES_TOTAL)].sort((a, b) => a.at - b.at)
   cause.corroboration += present
   if (omitted) cause.consequencesOmitted = omitted
+}
+
+/**
+ * The earliest moment a consequence may have: walks back from the onset through the explained
+ * signals logged before it, as long as each is within LEAD_GAP_MS of the next, at most LEAD_MAX_MS.
+ */
+export function leadUpStart(explained: readonly (readonly Signal[])[], onset: number): number {
+  const before: number[] = []
+  for (const series of explained) {
+    const hi = firstAtOrAfter(series, onset)
+    for (let i = firstAtOrAfter(series, onset - LEAD_MAX_MS); i < hi; i++) before.push(series[i].at)
+  }
+  before.sort((a, b) => b - a)
+  let start = onset
+  for (const at of before) {
+    if (start - at > LEAD_GAP_MS) break
+    start = at
+  }
+  return start
 }
 
 /** Index of the first signal at or after t in a time-sorted list (binary search). */
@@ -47,15 +78,19 @@ function firstAtOrAfter(list: readonly Signal[], t: number): number {
   return lo
 }
 
-/** The n signals of list[lo, hi) nearest to t, walking outwards from t: O(log size + n). */
-function nearestTo(list: readonly Signal[], lo: number, hi: number, t: number, n: number): Signal[] {
+/**
+ * The n signals of list[lo, hi) nearest to t, walking outwards from t, skipping raw lines already
+ * shown (and recording those it takes): O(log size + n + skipped).
+ */
+function nearestTo(list: readonly Signal[], lo: number, hi: number, t: number, n: number, shown: Set<string>): Signal[] {
   let right = Math.min(Math.max(firstAtOrAfter(list, t), lo), hi)
   let left = right - 1
   const out: Signal[] = []
   while (out.length < n && (left >= lo || right < hi)) {
-    if (right >= hi || (left >= lo && t - list[left].at <= list[right].at - t)) out.push(list[left--])
-    else out.push(list[right++])
+    const s = right >= hi || (left >= lo && t - list[left].at <= list[right].at - t) ? list[left--] : list[right++]
+    if (shown.has(s.source)) continue
+    shown.add(s.source)
+    out.push(s)
   }
   return out
 }
-

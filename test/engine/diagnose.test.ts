@@ -74,6 +74,57 @@ describe('engine/diagnose', () => {
     expect(diagnosis.causes[0].consequencesOmitted).toBe(37)
   })
 
+  // The incident at 100 s: safepoint.sync at 107 s is the earliest condition evidence.
+  const later = (): Signal[] => stwIncident().map((s) => ({ ...s, at: s.at + 100_000, source: `${s.source}+100` }))
+  it.each([
+    { name: 'start-up elections 30 s before the cause', before: [70], kept: [] },
+    { name: 'an unbroken lead-up (gaps of 4 s)', before: [95, 99, 103], kept: [95, 99, 103] },
+    { name: 'a lead-up broken by a 6 s gap', before: [80, 92, 98, 103], kept: [98, 103] },
+    { name: 'a lead-up longer than 60 s', before: Array.from({ length: 20 }, (_, i) => 107 - 4 * (i + 1)), kept: [47, 51, 55, 59, 63, 67, 71, 75, 79, 83, 87, 91, 95, 99, 103] },
+  ])('takes no consequence before its cause: $name', async ({ before, kept }) => {
+    const early = before.map((t) => sig('leader.change', t, undefined, { topic: 'orders', partition: String(t) }))
+    const { diagnosis } = await diagnoseSignals(STW, [...later(), ...early])
+    const leaders = diagnosis.causes[0].evidence.filter((e) => e.signal === 'leader.change')
+    expect(leaders.every((e) => e.consequence)).toBe(true)
+    // at most five per explained signal, the nearest to the match at 110 s
+    expect(leaders.map((e) => e.at / 1000)).toEqual(kept.slice(-5))
+    expect(diagnosis.causes[0].consequencesOmitted ?? 0).toBe(Math.max(0, kept.length - 5))
+    const onset = Math.min(...diagnosis.causes[0].evidence.filter((e) => !e.consequence).map((e) => e.at))
+    expect(onset).toBe(107_000)
+    for (const e of diagnosis.causes[0].evidence) expect(e.at).toBeGreaterThanOrEqual(onset - 60_000)
+  })
+
+  it('anchors consequences at the condition evidence, not at how long a gauge condition held', async () => {
+    // as in lab-stw-sigstop: elections at start-up, quiet safepoints throughout, the expiry 28 s later
+    const text = `rule no_pause when zk.session_expired and safepoint.total < 1s and not safepoint.total >= 1s and not gc.pause >= 1s then cause "expired" explains zk.session_timeout, leader.change`
+    const signals = [
+      ...Array.from({ length: 12 }, (_, i) => sig('safepoint.total', i * 5, 2)),
+      sig('leader.change', 17, undefined, { topic: 'orders', partition: '5' }),
+      sig('zk.session_timeout', 42, 10_141),
+      sig('zk.session_expired', 45),
+      sig('leader.change', 58, undefined, { topic: 'orders', partition: '3' }),
+    ]
+    const { diagnosis } = await diagnoseSignals(text, signals, { from: 0, to: 60_000 })
+    const consequences = diagnosis.causes[0].evidence.filter((e) => e.consequence)
+    expect(consequences.map((e) => [e.at / 1000, e.signal])).toEqual([
+      [42, 'zk.session_timeout'],
+      [58, 'leader.change'],
+    ])
+  })
+
+  it('shows each raw line once, even when it is both condition evidence and an explained signal', async () => {
+    // one GC log line read as two signals: the condition's safepoint.sync and an explained safepoint.total
+    const text = STW.replace('explains isr.shrink,', 'explains safepoint.sync, safepoint.total, zk.session_timeout, isr.shrink,')
+    const gcLine = { source: 'log:gc.log:7', text: 'the same line' }
+    const signals = stwIncident().map((s) => (s.name === 'safepoint.sync' ? { ...s, ...gcLine } : s))
+    signals.push({ ...sig('safepoint.total', 7, 3400), ...gcLine })
+    const { diagnosis } = await diagnoseSignals(text, signals)
+    const sources = diagnosis.causes[0].evidence.map((e) => e.source)
+    expect(sources).toEqual([...new Set(sources)])
+    expect(sources.filter((s) => s === 'log:gc.log:7')).toHaveLength(1)
+    expect(diagnosis.causes[0].evidence.find((e) => e.source === 'log:gc.log:7')!.consequence).toBeUndefined()
+  })
+
   it.each([
     {
       name: 'severity first',
