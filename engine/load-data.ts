@@ -36,32 +36,29 @@ export async function loadEvalData(store: Store, req: LoadRequest): Promise<Load
   const factNames = wanted ? new Set(wanted.filter((n) => signalKind(n) === 'fact')) : undefined
   const clusterWide = (seriesNames ?? CLUSTER_WIDE_NAMES).filter(isClusterWide)
   const range = { cluster: req.cluster, from: req.from, to: req.to }
-  const reads: Promise<Signal[]>[] = []
+  const reads: Promise<Map<string, Signal[]>>[] = []
   if (!seriesNames || seriesNames.length) {
-    reads.push(store.query({ ...range, broker: req.broker, names: seriesNames }))
-    reads.push(store.query({ ...range, names: seriesNames }))
+    reads.push(store.querySeries({ ...range, broker: req.broker, names: seriesNames }))
+    reads.push(store.querySeries({ ...range, names: seriesNames }))
   }
   if (clusterWide.length) {
     const others = (await store.brokers()).filter((b) => b.cluster === req.cluster && b.broker !== req.broker)
-    for (const b of others) reads.push(store.query({ ...range, broker: b.broker, names: clusterWide }))
+    for (const b of others) reads.push(store.querySeries({ ...range, broker: b.broker, names: clusterWide }))
   }
   const factReads = req.facts !== false && (!factNames || factNames.size) ? [store.facts(req.cluster, req.broker), store.facts(req.cluster)] : []
   const [lists, factLists] = await Promise.all([Promise.all(reads), Promise.all(factReads)])
   const series = new Map<string, Signal[]>()
   const facts: Signal[] = []
   let signalsRead = 0
-  for (const list of lists) {
-    const byName = new Map<string, Signal[]>()
-    for (const s of list) {
-      if (signalKind(s.name) === 'fact') {
-        facts.push(s)
+  // Each store list is one name's time-sorted series: scopes are merged per name, never re-sorted.
+  // Names enter the map in order of their first signal, as they appear in a time-ordered read.
+  for (const byName of lists) {
+    const entries = [...byName].sort(([a, x], [b, y]) => x[0].at - y[0].at || (a < b ? -1 : a > b ? 1 : 0))
+    for (const [name, l] of entries) {
+      if (signalKind(name) === 'fact') {
+        for (const f of l) facts.push(f)
         continue
       }
-      let l = byName.get(s.name)
-      if (!l) byName.set(s.name, (l = []))
-      l.push(s)
-    }
-    for (const [name, l] of byName) {
       signalsRead += l.length
       const prev = series.get(name)
       series.set(name, prev ? mergeSorted(prev, l) : l)
@@ -104,15 +101,16 @@ export async function loadForRules(store: Store, req: RulesLoadRequest): Promise
     loadEvalData(store, { ...scope, names: group, from: req.from - back, to: req.from - 1, facts: false }),
   )
   const [now, ...history] = await Promise.all([current ?? Promise.resolve(undefined), ...older])
+  // The lists are the loader's own, fresh per call: they are handed on without copying.
   const series = new Map<string, Signal[]>()
   let signalsRead = now?.signalsRead ?? 0
   for (const h of history) {
     signalsRead += h.signalsRead
-    for (const [name, list] of h.data.series) series.set(name, [...list])
+    for (const [name, list] of h.data.series) series.set(name, list as Signal[])
   }
   for (const [name, list] of now?.data.series ?? []) {
     const before = series.get(name)
-    series.set(name, before ? before.concat(list) : [...list])
+    series.set(name, before ? before.concat(list) : (list as Signal[]))
   }
   return { data: { ...scope, series, facts: now?.data.facts ?? [] }, signalsRead }
 }

@@ -140,6 +140,11 @@ export class MemoryStore implements Store {
     return out.sort(byTime)
   }
 
+  /** Built on `query`, so a store that overrides `query` (to read elsewhere) is read the same way here. */
+  async querySeries(q: SignalQuery): Promise<Map<string, Signal[]>> {
+    return seriesByName(await this.query(q))
+  }
+
   async facts(cluster: string, broker?: string): Promise<Signal[]> {
     const scope = this.scope(cluster, broker, false)
     if (!scope) return []
@@ -252,4 +257,15 @@ export function withoutUndefined<T extends object>(x: T): T {
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(x)) if (v !== undefined) out[k] = v
   return out as T
+}
+
+/** Splits a time-ordered query answer into per-name lists, names in sorted order (as querySeries answers). */
+export function seriesByName(signals: readonly Signal[]): Map<string, Signal[]> {
+  const byName = new Map<string, Signal[]>()
+  for (const s of signals) {
+    const list = byName.get(s.name)
+    if (list) list.push(s)
+    else byName.set(s.name, [s])
+  }
+  return new Map([...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }

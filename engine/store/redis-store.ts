@@ -297,20 +297,31 @@ export class RedisStore implements Store {
   }
 
   async query(q: SignalQuery): Promise<Signal[]> {
-    if (q.from > q.to) return []
+    // Each list is already ordered by (at, member); concatenated in name order, a stable sort on
+    // time alone gives the shared order (at, name, member) in close to linear time.
+    const out: Signal[] = []
+    for (const list of (await this.querySeries(q)).values()) for (const s of list) out.push(s)
+    return out.sort(byTime)
+  }
+
+  async querySeries(q: SignalQuery): Promise<Map<string, Signal[]>> {
+    if (q.from > q.to) return new Map()
     return this.run(async () => {
       const names = q.names ? [...new Set(q.names)] : await this.redis.smembers(this.keys.names(q.cluster, q.broker))
-      if (names.length === 0) return []
+      const out = new Map<string, Signal[]>()
+      if (names.length === 0) return out
+      names.sort()
       const pipe = this.pipeline()
       for (const name of names) pipe.zrangebyscore(this.keys.signal(q.cluster, q.broker, name), q.from, q.to)
       const results = (await this.exec(pipe)) as string[][]
-      // Each list is already ordered by (at, member); concatenated in name order, a stable sort on
-      // time alone gives the shared order (at, name, member) in close to linear time.
-      const out: Signal[] = []
-      for (const i of names.map((_, i) => i).sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0))) {
-        for (const member of results[i]) out.push(decodeMember(member, names[i], q.cluster, q.broker))
+      for (let i = 0; i < names.length; i++) {
+        const members = results[i]
+        if (members.length === 0) continue
+        const list: Signal[] = new Array(members.length)
+        for (let j = 0; j < members.length; j++) list[j] = decodeMember(members[j], names[i], q.cluster, q.broker)
+        out.set(names[i], list)
       }
-      return out.sort(byTime)
+      return out
     })
   }
 

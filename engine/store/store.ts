@@ -81,6 +81,11 @@ export interface Store {
   append(signals: Signal[]): Promise<AppendResult>
   /** Events and gauge samples in [from, to], sorted by time; facts are returned by `facts`. */
   query(q: SignalQuery): Promise<Signal[]>
+  /**
+   * The same signals as `query`, one time-sorted list per signal name (names without any left out):
+   * the shape the evaluator reads, handed over without the merge sort and regrouping of `query`.
+   */
+  querySeries(q: SignalQuery): Promise<Map<string, Signal[]>>
   /** The latest value of every fact for a broker (and the cluster-wide ones when broker is omitted). */
   facts(cluster: string, broker?: string): Promise<Signal[]>
   /** Every broker that has any stored signal. */

@@ -179,6 +179,27 @@ describe('engine/store', () => {
       expect(await names({ cluster: 'prod', broker: '9', from: 0, to: 10 })).toEqual([])
     })
 
+    it.each([
+      { name: 'all names', names: undefined, from: 0, to: 10_000 },
+      { name: 'some names, one absent', names: ['gc.pause', 'leader.change', 'isr.shrink'], from: 0, to: 10_000 },
+      { name: 'a narrow range', names: undefined, from: 2500, to: 3500 },
+      { name: 'an empty range', names: undefined, from: 4000, to: 2000 },
+    ])('answers querySeries with the same signals as query, one time-sorted list per name ($name)', async ({ names, from, to }) => {
+      const all = Array.from({ length: 300 }, (_, i) =>
+        sig({ name: ['gc.pause', 'isr.shrink', 'safepoint.sync'][i % 3], at: 1000 + ((i * 37) % 4000), value: i % 3 === 1 ? undefined : i, source: `log:server.log:${i}` }),
+      )
+      await store.append(all)
+      const q = { cluster: 'prod', broker: '1', names, from, to }
+      const flat = await store.query(q)
+      const series = await store.querySeries(q)
+      expect([...series.keys()]).toEqual([...new Set(flat.map((s) => s.name))].sort())
+      for (const [name, list] of series) {
+        expect(list.length).toBeGreaterThan(0)
+        expect(list).toEqual(flat.filter((s) => s.name === name))
+      }
+      expect([...series.values()].flat()).toHaveLength(flat.length)
+    })
+
     it('round-trips value, labels, source and raw text exactly', async () => {
       const s: Signal = {
         name: 'gc.pause',
