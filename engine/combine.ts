@@ -35,6 +35,55 @@ export function combineMatches(parts: readonly Match[]): Match {
   }
 }
 
+/**
+ * combineMatches([a, b]) without its general-case allocations: temporal operators and `and` build one
+ * of these per pair, and a dense incident yields tens of thousands of pairs. Same result, field for field.
+ */
+export function combinePair(a: Match, b: Match): Match {
+  const x = a.evidence
+  const y = b.evidence
+  // A stable merge of two time-sorted lists, a's first on equal times; a signal in both is kept once.
+  const evidence: Signal[] = new Array(x.length + y.length)
+  let i = 0
+  let j = 0
+  let k = 0
+  let duplicates = 0
+  while (i < x.length || j < y.length) {
+    if (j >= y.length || (i < x.length && x[i].at <= y[j].at)) {
+      evidence[k++] = x[i++]
+      continue
+    }
+    const s = y[j++]
+    if (inRun(x, s) || inRun(y, s, j - 1)) duplicates++
+    else evidence[k++] = s
+  }
+  evidence.length = k
+  const values: Match['values'] = { ...a.values }
+  for (const key in b.values) if (!(key in values)) values[key] = b.values[key]
+  return {
+    at: Math.max(a.at, b.at),
+    firstAt: Math.min(a.firstAt, b.firstAt),
+    lastAt: Math.max(a.lastAt, b.lastAt),
+    evidence,
+    evidenceTotal: a.evidenceTotal + b.evidenceTotal - duplicates,
+    labels: { ...a.labels, ...b.labels },
+    values,
+  }
+}
+
+/** Whether s occurs in list among the signals of its own time (before index `before`, when given). */
+function inRun(list: readonly Signal[], s: Signal, before = list.length): boolean {
+  let lo = 0
+  let hi = before
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list[mid].at < s.at) lo = mid + 1
+    else hi = mid
+  }
+  for (let m = lo; m < before && list[m].at === s.at; m++) if (list[m] === s) return true
+  return false
+}
+
 /** True when two label sets agree on every name they share (so `and` may join them). */
 export function labelsCompatible(a: Record<string, string>, b: Record<string, string>): boolean {
   for (const k of Object.keys(a)) if (k in b && b[k] !== a[k]) return false

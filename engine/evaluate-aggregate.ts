@@ -28,17 +28,25 @@ export function evaluateAggregate(cond: AggregateCond, data: EvalData, window: E
   let groups = memo.get(memoKey)
   if (!groups) memo.set(memoKey, (groups = groupEvents(raw, cond.by, keep, needsValue, window.to)))
   const out: Match[] = []
-  for (const g of groups.values()) slide(cond, g.events, g.labels, counter, window, out)
+  for (const g of groups.values()) slide(cond, g, counter, window, out)
   return out.sort((a, b) => a.at - b.at)
 }
 
-type Groups = Map<string, { labels: Record<string, string>; events: Signal[] }>
+/**
+ * One bucket of an atom's events, with their times and values copied into typed arrays: the sliding
+ * window reads these contiguous arrays instead of chasing one object per event, which keeps its cost
+ * per event flat when the events no longer fit in the CPU caches (and the copies are shared by every
+ * rule over the same atom).
+ */
+type Group = { labels: Record<string, string>; events: Signal[]; at: Float64Array; value: Float64Array }
+type Groups = Map<string, Group>
 const groupings = new WeakMap<EvalData, Map<string, Groups>>()
 
 /** An atom's events up to `to`, bucketed by the `by` labels (one bucket when there are none). */
 function groupEvents(raw: readonly Signal[], by: readonly string[], keep: (s: Signal) => boolean, needsValue: boolean, to: number): Groups {
   const groups: Groups = new Map()
-  const single = by.length === 0 ? { labels: {}, events: [] as Signal[] } : undefined
+  const none = new Float64Array(0)
+  const single: Group | undefined = by.length === 0 ? { labels: {}, events: [], at: none, value: none } : undefined
   if (single) groups.set('', single)
   for (const s of raw) {
     if (s.at > to) break
@@ -51,8 +59,17 @@ function groupEvents(raw: readonly Signal[], by: readonly string[], keep: (s: Si
     // The key is built without allocating a label object per event: this loop sees every event.
     const key = by.length === 1 ? (s.labels?.[by[0]] ?? '') : by.map((b) => s.labels?.[b] ?? '').join('\u0000')
     let g = groups.get(key)
-    if (!g) groups.set(key, (g = { labels: Object.fromEntries(by.map((b) => [b, s.labels?.[b] ?? ''])), events: [] }))
+    if (!g) groups.set(key, (g = { labels: Object.fromEntries(by.map((b) => [b, s.labels?.[b] ?? ''])), events: [], at: none, value: none }))
     g.events.push(s)
+  }
+  for (const g of groups.values()) {
+    const n = g.events.length
+    g.at = new Float64Array(n)
+    g.value = new Float64Array(n)
+    for (let i = 0; i < n; i++) {
+      g.at[i] = g.events[i].at
+      g.value[i] = g.events[i].value ?? 0
+    }
   }
   return groups
 }
@@ -72,18 +89,12 @@ export function aggregateDimension(fn: AggregateFn, signal: string): Omit<MatchV
   }
 }
 
-function slide(
-  cond: AggregateCond,
-  events: readonly Signal[],
-  labels: Record<string, string>,
-  counter: boolean,
-  window: EvalWindow,
-  out: Match[],
-): void {
+function slide(cond: AggregateCond, group: Group, counter: boolean, window: EvalWindow, out: Match[]): void {
+  const { events, labels, at, value: val } = group
   const w = cond.overMs
   const n = events.length
-  const t0 = n ? events[0].at : 0
-  const y0 = n ? (events[0].value ?? 0) : 0
+  const t0 = n ? at[0] : 0
+  const y0 = n ? val[0] : 0
   // Prefix sums: P[i] is the sum over events[0..i); only those the function reads are filled.
   const fn = cond.fn
   const wantSum = fn === 'sum' || fn === 'avg'
@@ -98,10 +109,10 @@ function slide(
   // inc[i]: counter increase from events[0] to events[i], a drop counting as a reset.
   const inc = sized(wantInc)
   for (let i = 0; i < n && (wantSum || wantTrend || wantInc); i++) {
-    const v = events[i].value ?? 0
+    const v = val[i]
     if (wantSum) sum[i + 1] = sum[i] + v
     if (wantTrend) {
-      const x = (events[i].at - t0) / 1000
+      const x = (at[i] - t0) / 1000
       const y = v - y0
       sx[i + 1] = sx[i] + x
       sy[i + 1] = sy[i] + y
@@ -109,7 +120,7 @@ function slide(
       sxx[i + 1] = sxx[i] + x * x
     }
     if (wantInc && i > 0) {
-      const prev = events[i - 1].value ?? 0
+      const prev = val[i - 1]
       inc[i] = inc[i - 1] + (v >= prev ? v - prev : v)
     }
   }
@@ -120,9 +131,9 @@ function slide(
   let arrive = 0
   let depart = 0
   const nextPoint = (p: number): number | undefined => {
-    while (arrive < n && events[arrive].at <= p) arrive++
-    while (depart < n && events[depart].at + w + 1 <= p) depart++
-    const next = Math.min(arrive < n ? events[arrive].at : Infinity, depart < n ? events[depart].at + w + 1 : Infinity)
+    while (arrive < n && at[arrive] <= p) arrive++
+    while (depart < n && at[depart] + w + 1 <= p) depart++
+    const next = Math.min(arrive < n ? at[arrive] : Infinity, depart < n ? at[depart] + w + 1 : Infinity)
     if (next < window.to) return next
     return p < window.to ? window.to : undefined
   }
@@ -139,19 +150,19 @@ function slide(
     episode = undefined
   }
   for (let p: number | undefined = window.from; p !== undefined; p = nextPoint(p)) {
-    while (hi < n && events[hi].at <= p) {
-      const v = events[hi].value ?? 0
+    while (hi < n && at[hi] <= p) {
+      const v = val[hi]
       if (wantMax) {
-        while (maxDeque.length > maxHead && (events[maxDeque[maxDeque.length - 1]].value ?? 0) <= v) maxDeque.pop()
+        while (maxDeque.length > maxHead && val[maxDeque[maxDeque.length - 1]] <= v) maxDeque.pop()
         maxDeque.push(hi)
       }
       if (wantMin) {
-        while (minDeque.length > minHead && (events[minDeque[minDeque.length - 1]].value ?? 0) >= v) minDeque.pop()
+        while (minDeque.length > minHead && val[minDeque[minDeque.length - 1]] >= v) minDeque.pop()
         minDeque.push(hi)
       }
       hi++
     }
-    while (lo < hi && events[lo].at < p - w) lo++
+    while (lo < hi && at[lo] < p - w) lo++
     while (maxHead < maxDeque.length && maxDeque[maxHead] < lo) maxHead++
     while (minHead < minDeque.length && minDeque[minHead] < lo) minHead++
     const count = hi - lo
@@ -175,11 +186,11 @@ function slide(
         break
       case 'max':
         extreme = count ? maxDeque[maxHead] : -1
-        value = count ? events[extreme].value : undefined
+        value = count ? val[extreme] : undefined
         break
       case 'min':
         extreme = count ? minDeque[minHead] : -1
-        value = count ? events[extreme].value : undefined
+        value = count ? val[extreme] : undefined
         break
       case 'trend': {
         const X = sx[hi] - sx[lo]

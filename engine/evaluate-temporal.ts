@@ -1,6 +1,6 @@
 import type { TemporalCond } from '../dsl/ast.js'
 import type { Match } from './match.js'
-import { combineMatches } from './combine.js'
+import { combinePair } from './combine.js'
 
 /**
  * `A within D of B`, `A before B within D`, `A after B within D` as linear merges over two
@@ -11,9 +11,10 @@ import { combineMatches } from './combine.js'
 export function evaluateTemporal(cond: TemporalCond, left: readonly Match[], right: readonly Match[]): Match[] {
   if (left.length === 0 || right.length === 0) return []
   const d = cond.windowMs
-  const pairs = new Map<string, [Match, Match]>()
+  // Keyed by li * |right| + ri: a number per pair, not a string (dense incidents make many pairs).
+  const pairs = new Map<number, [Match, Match]>()
   const add = (l: Match, r: Match, li: number, ri: number) => {
-    if (!isSelfPair(l, r)) pairs.set(`${li}:${ri}`, [l, r])
+    if (!isSelfPair(l, r)) pairs.set(li * right.length + ri, [l, r])
   }
   if (cond.op === 'within') {
     nearest(left, right, (i, j) => add(left[i], right[j], i, j), d, 'both')
@@ -25,7 +26,7 @@ export function evaluateTemporal(cond: TemporalCond, left: readonly Match[], rig
     nearest(late, early, (l, e) => put(e, l), d, 'backward')
     nearest(early, late, (e, l) => put(e, l), d, 'forward')
   }
-  return [...pairs.values()].map(([l, r]) => combineMatches([l, r])).sort((a, b) => a.at - b.at)
+  return [...pairs.values()].map(([l, r]) => combinePair(l, r)).sort((a, b) => a.at - b.at)
 }
 
 /**

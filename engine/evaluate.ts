@@ -1,9 +1,11 @@
 import type { Cond, Rule, StreamCond } from '../dsl/ast.js'
 import { describeAtom, describeCond } from './describe-cond.js'
-import { combineMatches, labelsCompatible } from './combine.js'
+import { combinePair, labelsCompatible } from './combine.js'
 import { labelKey } from './eval-data.js'
 import { evaluateAggregate } from './evaluate-aggregate.js'
-import { evaluateStream } from './evaluate-stream.js'
+import { evaluateStream, pointMatch } from './evaluate-stream.js'
+import { atomFilter, compareValue } from './filter.js'
+import { signalKind } from './signal-kind.js'
 import { evaluateTemporal } from './evaluate-temporal.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 
@@ -34,8 +36,13 @@ export function evaluateCond(cond: Cond, data: EvalData, window: EvalWindow): Ma
       return evaluateCond(cond.inner, data, window)
     case 'stream':
       return inWindow(streamOf(cond, data, window), window)
-    case 'temporal':
+    case 'temporal': {
+      // The side with the shorter series first: when it never held, the other is never materialised.
+      const [first, second] = seriesLength(cond.left, data) <= seriesLength(cond.right, data) ? [cond.left, cond.right] : [cond.right, cond.left]
+      if (streamOf(first, data, window).length === 0) return []
+      if (streamOf(second, data, window).length === 0) return []
       return inWindow(evaluateTemporal(cond, streamOf(cond.left, data, window), streamOf(cond.right, data, window)), window)
+    }
     case 'aggregate':
       return memoised(data, window, `agg\u0000${cond.compare.value.value}\u0000${describeCond(cond)}`, () => inWindow(evaluateAggregate(cond, data, window), window))
     case 'not':
@@ -47,7 +54,7 @@ export function evaluateCond(cond: Cond, data: EvalData, window: EvalWindow): Ma
     case 'and': {
       let joined: Match[] | undefined
       for (const operand of cond.operands) {
-        const latest = latestPerGroup(evaluateCond(operand, data, window))
+        const latest = latestPerGroup(isPlainStream(operand) ? latestPoint(operand, data, window) : evaluateCond(operand, data, window))
         if (latest.length === 0) return []
         joined = joined ? join(joined, latest) : latest
         if (joined.length === 0) return []
@@ -78,6 +85,36 @@ function memoised(data: EvalData, window: EvalWindow, key: string, compute: () =
   return matches
 }
 
+function seriesLength(cond: StreamCond, data: EvalData): number {
+  return data.series.get(cond.atom.signal)?.length ?? 0
+}
+
+/** An event or sample condition (not sustained, not a fact): its matches are single points. */
+function isPlainStream(cond: Cond): cond is StreamCond {
+  return cond.kind === 'stream' && cond.forMs === undefined && signalKind(cond.atom.signal) !== 'fact'
+}
+
+/**
+ * What `and` keeps of a point condition: its latest match in the window, found walking back from the
+ * window's end, instead of one match per sample (`safepoint.total < 1s` holds at nearly every sample).
+ */
+function latestPoint(cond: StreamCond, data: EvalData, window: EvalWindow): Match[] {
+  const series = data.series.get(cond.atom.signal) ?? []
+  const keep = atomFilter(cond.atom)
+  let lo = 0
+  let hi = series.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (series[mid].at <= window.to) lo = mid + 1
+    else hi = mid
+  }
+  for (let i = lo - 1; i >= 0 && series[i].at >= window.from; i--) {
+    const s = series[i]
+    if (keep(s) && (!cond.compare || compareValue(s.value, cond.compare))) return [pointMatch(s)]
+  }
+  return []
+}
+
 function inWindow(matches: Match[], window: EvalWindow): Match[] {
   return matches.filter((m) => m.at <= window.to && m.lastAt >= window.from)
 }
@@ -94,6 +131,6 @@ function latestPerGroup(matches: readonly Match[]): Match[] {
 
 function join(left: readonly Match[], right: readonly Match[]): Match[] {
   const out: Match[] = []
-  for (const l of left) for (const r of right) if (labelsCompatible(l.labels, r.labels)) out.push(combineMatches([l, r]))
+  for (const l of left) for (const r of right) if (labelsCompatible(l.labels, r.labels)) out.push(combinePair(l, r))
   return out
 }
