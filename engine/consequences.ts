@@ -1,6 +1,7 @@
 import type { Rule } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import type { Cause, Evidence } from './diagnosis.js'
+import { labelKey } from './eval-data.js'
 import { toEvidence } from './evidence.js'
 import type { EvalData, EvalWindow } from './match.js'
 
@@ -24,7 +25,7 @@ export const LEAD_MAX_MS = 60_000
  */
 export function addConsequences(cause: Cause, rule: Rule, data: EvalData, window: EvalWindow): void {
   const own = new Set(cause.evidence.map((e) => e.signal))
-  const shown = new Set(cause.evidence.map((e) => e.source))
+  const shown = new Set(cause.evidence.map((e) => rawLineKey(e.source, e.at, e.text, e.signal, e.labels)))
   const onset = cause.evidence.length ? Math.min(...cause.evidence.map((e) => e.at)) : cause.firstAt
   const explained = rule.explains.map((e) => data.series.get(e.signal) ?? [])
   const from = Math.max(window.from, leadUpStart(explained, onset))
@@ -66,6 +67,15 @@ export function leadUpStart(explained: readonly (readonly Signal[])[], onset: nu
   return start
 }
 
+/**
+ * Identifies the raw line a point came from. A log line's source names its file and line, and its
+ * text is the line: one GC line read as two signals is one line. Scrape samples share a source (the
+ * target) and carry no text, so their time, name and labels tell them apart.
+ */
+function rawLineKey(source: string, at: number, text: string | undefined, name: string, labels: Readonly<Record<string, string>> | undefined): string {
+  return text !== undefined ? `${source}\u0000${at}\u0000${text}` : `${source}\u0000${at}\u0000${name}\u0000${labelKey(labels)}`
+}
+
 /** Index of the first signal at or after t in a time-sorted list (binary search). */
 function firstAtOrAfter(list: readonly Signal[], t: number): number {
   let lo = 0
@@ -88,8 +98,9 @@ function nearestTo(list: readonly Signal[], lo: number, hi: number, t: number, n
   const out: Signal[] = []
   while (out.length < n && (left >= lo || right < hi)) {
     const s = right >= hi || (left >= lo && t - list[left].at <= list[right].at - t) ? list[left--] : list[right++]
-    if (shown.has(s.source)) continue
-    shown.add(s.source)
+    const key = rawLineKey(s.source, s.at, s.text, s.name, s.labels)
+    if (shown.has(key)) continue
+    shown.add(key)
     out.push(s)
   }
   return out

@@ -125,6 +125,19 @@ describe('engine/diagnose', () => {
     expect(diagnosis.causes[0].evidence.find((e) => e.source === 'log:gc.log:7')!.consequence).toBeUndefined()
   })
 
+  it('keeps scrape samples that share a source (the target) but not a time or label set', async () => {
+    const text = STW.replace('explains isr.shrink,', 'explains partitions.under_replicated, isr.shrink,')
+    const scrape = (sec: number, topic: string) => ({ ...sig('partitions.under_replicated', sec, 1, { topic }), source: 'prom:http://broker-1:7071/metrics' })
+    const samples = [scrape(12, 'orders'), scrape(12, 'payments'), scrape(27, 'orders')]
+    const { diagnosis } = await diagnoseSignals(text, [...stwIncident(), ...samples])
+    const shown = diagnosis.causes[0].evidence.filter((e) => e.signal === 'partitions.under_replicated')
+    expect(shown.map((e) => [e.at / 1000, e.labels?.topic])).toEqual([
+      [12, 'orders'],
+      [12, 'payments'],
+      [27, 'orders'],
+    ])
+  })
+
   it.each([
     {
       name: 'severity first',
