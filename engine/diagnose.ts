@@ -1,4 +1,5 @@
 import type { Rule, Severity } from '../dsl/ast.js'
+import { signalsOfRule } from '../dsl/signals-of-rule.js'
 import { summariseAbnormal } from './abnormal.js'
 import { buildCause } from './cause.js'
 import { addConsequences } from './consequences.js'
@@ -9,7 +10,6 @@ import { evaluateRules } from './evaluate.js'
 import { loadForRules } from './load-data.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 import { findNearMiss } from './near-miss.js'
-import { conditionSignals } from './rule-signals.js'
 import type { Store } from './store/store.js'
 
 /** Which broker and window to diagnose; `now` comes from the caller, never the clock. */
@@ -122,8 +122,8 @@ export function markExplained(causes: { cause: Cause; rule: Rule }[]): void {
     if (!explains.size) continue
     for (const y of causes) {
       if (y.rule === x.rule) continue
-      const needs = conditionSignals(y.rule.when)
-      if (![...needs].every((n) => explains.has(n))) continue
+      const needs = signalsOfRule(y.rule)
+      if (!needs.every((n) => explains.has(n))) continue
       if (!x.cause.explainsRules.includes(y.rule.id)) x.cause.explainsRules.push(y.rule.id)
       y.cause.explainedBy = [...(y.cause.explainedBy ?? []), x.rule.id].filter((v, i, a) => a.indexOf(v) === i)
     }

@@ -4,8 +4,9 @@ import type { Store } from './store/store.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
 import type { EvalData } from './match.js'
 import { isClusterWide, signalKind } from './signal-kind.js'
-import { conditionSignals, lookbackMs } from './rule-signals.js'
+import { lookbackMs } from './rule-signals.js'
 import type { Rule } from '../dsl/ast.js'
+import { signalsOfRule } from '../dsl/signals-of-rule.js'
 
 /** What to load for one broker's evaluation. */
 export type LoadRequest = {
@@ -89,7 +90,7 @@ export async function loadForRules(store: Store, req: RulesLoadRequest): Promise
   const lookbackOf = new Map<string, number>()
   for (const rule of req.rules) {
     const back = lookbackMs(rule.when)
-    for (const name of conditionSignals(rule.when)) lookbackOf.set(name, Math.max(lookbackOf.get(name) ?? 0, back))
+    for (const name of signalsOfRule(rule)) lookbackOf.set(name, Math.max(lookbackOf.get(name) ?? 0, back))
     for (const e of rule.explains) if (!lookbackOf.has(e.signal)) lookbackOf.set(e.signal, 0)
   }
   const scope = { cluster: req.cluster, broker: req.broker }

@@ -1,42 +1,9 @@
-import type { Cond, Rule } from '../dsl/ast.js'
+import type { Cond } from '../dsl/ast.js'
 
 /**
- * What a rule needs from the store: the signal names its condition reads (so only those are loaded)
- * and how far back before the window it must look (so a `trend over 6h` or a temporal pair straddling
- * the window's start still sees its history).
+ * How much history before `from` a condition can reach back into, so a `trend over 6h` or a temporal pair straddling
+ * the window's start still sees its history. Which signals a rule reads comes from `signalsOfRule` in dsl/.
  */
-export function conditionSignals(cond: Cond, into: Set<string> = new Set()): Set<string> {
-  switch (cond.kind) {
-    case 'stream':
-    case 'aggregate':
-      into.add(cond.atom.signal)
-      break
-    case 'temporal':
-      conditionSignals(cond.left, into)
-      conditionSignals(cond.right, into)
-      break
-    case 'not':
-      conditionSignals(cond.operand, into)
-      break
-    case 'group':
-      conditionSignals(cond.inner, into)
-      break
-    case 'and':
-    case 'or':
-      for (const c of cond.operands) conditionSignals(c, into)
-      break
-  }
-  return into
-}
-
-/** Signals the rule's condition reads plus those it `explains` (shown as consequences). */
-export function ruleSignals(rule: Rule): Set<string> {
-  const names = conditionSignals(rule.when)
-  for (const e of rule.explains) names.add(e.signal)
-  return names
-}
-
-/** How much history before `from` the condition can reach back into. */
 export function lookbackMs(cond: Cond): number {
   switch (cond.kind) {
     case 'stream':

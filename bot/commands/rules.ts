@@ -1,4 +1,4 @@
-import type { Cond } from '../../dsl/ast.js'
+import { signalsOfRule } from '../../dsl/signals-of-rule.js'
 import { lookupSignal } from '../../signals/catalogue.js'
 import type { BotContext } from '../context.js'
 import type { BotMessage, MessagePart } from '../message.js'
@@ -37,30 +37,10 @@ export function explain(ctx: BotContext, args: { rule: string }): BotMessage {
       .filter(Boolean)
       .join('\n'),
   })
-  const signals = [...new Set(signalsOf(rule.when))]
+  const signals = signalsOfRule(rule)
   if (signals.length) {
     parts.push({ kind: 'section', text: `*Signals it reads:*\n${signals.map((s) => `• \`${s}\`: ${escapeMrkdwn(lookupSignal(s)?.doc ?? 'not in the signal catalogue')}`).join('\n')}` })
   }
   parts.push({ kind: 'context', text: `Defined in ${escapeMrkdwn(rule.file)}:${rule.span.startLine}` })
   return { text: `Rule ${rule.name ?? rule.id}: ${rule.cause.raw}`, parts, visibility: 'ephemeral' }
 }
-
-/** Signal names a condition reads, in source order. */
-export function signalsOf(cond: Cond): string[] {
-  switch (cond.kind) {
-    case 'stream':
-      return [cond.atom.signal]
-    case 'temporal':
-      return [cond.left.atom.signal, cond.right.atom.signal]
-    case 'aggregate':
-      return [cond.atom.signal]
-    case 'not':
-      return signalsOf(cond.operand)
-    case 'group':
-      return signalsOf(cond.inner)
-    case 'and':
-    case 'or':
-      return cond.operands.flatMap(signalsOf)
-  }
-}
-
