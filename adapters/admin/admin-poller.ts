@@ -21,6 +21,17 @@ export type AdminPollerOptions = {
   configEveryPolls?: number
   /** Re-send every fact this often (in polls) even when unchanged, so a fresh store learns them. Default 20. */
   refreshFactsEveryPolls?: number
+  /** A whole poll's deadline; kafkajs can wait long on a broker that went away. Default 30 000. */
+  pollTimeoutMs?: number
+}
+
+/** Rejects when `work` has not settled within `ms`; the work itself is left to finish or fail alone. */
+function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms}ms`)), ms)
+  })
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer))
 }
 
 /** What one poll did. */
@@ -61,16 +72,19 @@ export class AdminPoller {
   async pollOnce(): Promise<PollOutcome> {
     const at = this.now()
     const out: Signal[] = []
-    let snap: ClusterSnapshot
+    let snap: ClusterSnapshot | undefined
     let groups: GroupState[] = []
     try {
-      snap = await this.admin.snapshot(this.options.topics)
-      const configEvery = this.options.configEveryPolls ?? 4
-      if (this.polls % configEvery === 0) await this.readConfigs(snap, at, out)
-      if (this.options.groups ?? true) {
-        const ids = (await this.admin.listGroups()).map((g) => g.groupId).sort()
-        groups = await this.admin.groups(ids)
+      const read = async () => {
+        snap = await this.admin.snapshot(this.options.topics)
+        const configEvery = this.options.configEveryPolls ?? 4
+        if (this.polls % configEvery === 0) await this.readConfigs(snap, at, out)
+        if (this.options.groups ?? true) {
+          const ids = (await this.admin.listGroups()).map((g) => g.groupId).sort()
+          groups = await this.admin.groups(ids)
+        }
       }
+      await withDeadline(read(), this.options.pollTimeoutMs ?? 30_000, 'the admin API')
     } catch (err) {
       const error = (err as Error).message ?? String(err)
       if (!this.stale) {
@@ -83,6 +97,7 @@ export class AdminPoller {
     }
     this.stale = false
     this.polls++
+    if (!snap) return { ok: false, at, signals: 0, error: 'no metadata' }
     this.partitionGauges(snap, at, out)
     if (this.previous) this.diff(this.previous, snap, at, out)
     this.groupEvents(groups, snap, at, out)

@@ -271,6 +271,9 @@ export class KafkaAdmin implements KafkaAdminOps {
     const admin = this.admin ?? (this.connecting ? await this.connecting.catch(() => undefined) : undefined)
     this.admin = undefined
     this.connecting = undefined
-    await admin?.disconnect()
+    // A disconnect can wait on a broker that is gone; closing must not hang the caller.
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([admin?.disconnect(), new Promise<void>((r) => (timer = setTimeout(r, 5000)))])
+    clearTimeout(timer)
   }
 }
