@@ -1,16 +1,12 @@
-import { readdir, readFile, stat } from 'node:fs/promises'
-import path from 'node:path'
-import { parseArgs } from 'node:util'
+import { stat } from 'node:fs/promises'
 import { readSignalSources, emptySourceStats, type SourceStats } from '../../adapters/incident.js'
-import { hasErrors, parseRules, renderDiagnostics } from '../../dsl/index.js'
 import type { Rule } from '../../dsl/ast.js'
 import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, type AlertEvent } from '../../engine/alerts.js'
 import { lookbackMs } from '../../engine/rule-signals.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
-import { openStore } from '../../engine/store/open-store.js'
 import type { Store } from '../../engine/store/store.js'
 import type { Signal } from '../../signals/signal.js'
-import { readQuantity } from '../../dsl/quantity.js'
+import { parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
 import { isoStamp } from '../render-text.js'
 
 const USAGE = `usage: kafka-why replay <files|dirs>... [--rules dir] [--cluster name] [--step 15s] [--lag 15s] [--json]
@@ -25,35 +21,16 @@ way the streaming engine would and prints each alert as it would have fired, upd
   --lag 15s       evaluation lag behind the newest time, for late data (default 15s)
   --json          one JSON object per alert event`
 
-/** Thrown for bad arguments and unreadable inputs: its message is printed as is, exit code 2. */
-export class UsageError extends Error {}
-
-/** Thrown when the command ran but cannot answer (no data for that broker): one line, exit code 1. */
-export class CommandError extends Error {}
-
 /** Replays recorded signals and prints the alerts as they would have fired. */
 export async function run(argv: string[]): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        rules: { type: 'string', default: 'rules' },
-        cluster: { type: 'string' },
-        step: { type: 'string', default: '15s' },
-        lag: { type: 'string', default: '15s' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
-  } catch (err) {
-    return usageError((err as Error).message)
-  }
-  if (args.values.help) {
-    console.log(USAGE)
-    return 0
-  }
+  const args = parseCommandArgs(argv, USAGE, {
+    rules: { type: 'string', default: 'rules' },
+    cluster: { type: 'string' },
+    step: { type: 'string', default: '15s' },
+    lag: { type: 'string', default: '15s' },
+    json: { type: 'boolean', default: false },
+  })
+  if (typeof args === 'number') return args
   if (args.positionals.length === 0) return usageError('replay needs at least one file or directory')
   let stepMs: number
   let lagMs: number
@@ -66,9 +43,7 @@ export async function run(argv: string[]): Promise<number> {
     return usageError((err as Error).message)
   }
   const json = args.values.json!
-  const loaded = await loadRuleSet(args.values.rules!)
-  if ('error' in loaded) return reportRuleErrors(loaded.error)
-  return withStore(async (store) => {
+  return withRulesAndStore(args.values.rules!, async (rules, store) => {
     const ingest = await ingestSources(store, args.positionals, args.values.cluster)
     const log = json ? console.error : console.log
     log(describeIngest(ingest))
@@ -76,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
       console.error('kafka-why: nothing to replay: no signal was accepted from the given paths')
       return 1
     }
-    const events = await replayAlerts(store, loaded.rules, ingest.times, { stepMs, lagMs }, (e) => {
+    const events = await replayAlerts(store, rules, ingest.times, { stepMs, lagMs }, (e) => {
       console.log(json ? JSON.stringify(eventJson(e)) : renderEvent(e))
     })
     if (!json) log(describeReplay(events))
@@ -133,39 +108,6 @@ export function describeIngest(r: IngestResult): string {
   if (jsonl) parts.push(`${jsonl} JSONL lines refused (first: ${r.stats.jsonlRejects[0].file}:${r.stats.jsonlRejects[0].line} ${r.stats.jsonlRejects[0].reason})`)
   if (refused.length) parts.push(`refused by the store: ${refused.join(', ')}`)
   return parts.join('; ')
-}
-
-/** Rule files of a directory (or one file), parsed; errors come back rendered, never thrown. */
-export async function loadRuleSet(dirOrFile: string): Promise<{ rules: Rule[]; warnings: number } | { error: string }> {
-  let files: string[]
-  try {
-    files = (await stat(dirOrFile)).isDirectory() ? await listRuleFiles(dirOrFile) : [dirOrFile]
-  } catch {
-    return { error: `kafka-why: no such rules directory or file: ${dirOrFile}` }
-  }
-  if (files.length === 0) return { error: `kafka-why: no *.rules files in ${dirOrFile}` }
-  const rules: Rule[] = []
-  const problems: string[] = []
-  let warnings = 0
-  for (const file of files) {
-    const text = await readFile(file, 'utf8')
-    const parsed = parseRules(text, file)
-    warnings += parsed.diagnostics.filter((d) => d.severity !== 'error').length
-    if (hasErrors(parsed.diagnostics)) problems.push(renderDiagnostics(parsed.diagnostics.filter((d) => d.severity === 'error'), { [file]: text }))
-    else rules.push(...parsed.rules)
-  }
-  if (problems.length) return { error: `${problems.join('\n')}\nkafka-why: rule files have errors (see kafka-why lint)` }
-  return { rules, warnings }
-}
-
-async function listRuleFiles(dir: string): Promise<string[]> {
-  const out: string[] = []
-  for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-    const p = path.join(dir, e.name)
-    if (e.isDirectory()) out.push(...(await listRuleFiles(p)))
-    else if (e.isFile() && e.name.endsWith('.rules')) out.push(p)
-  }
-  return out
 }
 
 /**
@@ -250,52 +192,4 @@ function describeReplay(events: AlertEvent[]): string {
   const updated = events.filter((e) => e.type === 'updated').length
   const resolved = events.filter((e) => e.type === 'resolved').length
   return `${fired} fired, ${updated} updated, ${resolved} resolved`
-}
-
-/** Reads a duration option ("15s", "1h"); anything else is a UsageError naming the option. */
-export function readDuration(text: string, option: string): number {
-  const q = readQuantity(text.trim())
-  if ('message' in q || q.dimension !== 'duration') throw new UsageError(`${option}: expected a duration such as 15s, 10m or 1h, got '${text}'`)
-  return q.value
-}
-
-/**
- * Runs a command body with the configured store: Redis when REDIS_URL is set, else the embedded one.
- * An unreachable Redis or a bad path becomes one clear line and exit code 1 (2 for usage), never a
- * stack trace.
- */
-export async function withStore(body: (store: Store) => Promise<number>): Promise<number> {
-  const store = openStore(process.env)
-  try {
-    return await body(store)
-  } catch (err) {
-    if (err instanceof UsageError) return usageError(err.message)
-    if (err instanceof CommandError) {
-      console.error(`kafka-why: ${err.message}`)
-      return 1
-    }
-    if ((err as { code?: unknown }).code === 'STORE_UNAVAILABLE') {
-      console.error(`kafka-why: ${(err as Error).message}`)
-      return 1
-    }
-    if (typeof (err as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code)) {
-      console.error(`kafka-why: ${(err as Error).message}`)
-      return 1
-    }
-    throw err
-  } finally {
-    await store.close().catch(() => undefined)
-  }
-}
-
-/** Prints a usage problem (with the pointer to --help) and gives exit code 2. */
-export function usageError(message: string): number {
-  console.error(`kafka-why: ${message}\n(kafka-why <command> --help for usage)`)
-  return 2
-}
-
-/** Prints rendered rule-file errors and gives exit code 1: nothing is evaluated with broken rules. */
-export function reportRuleErrors(error: string): number {
-  console.error(error)
-  return 1
 }

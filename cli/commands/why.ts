@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util'
 import { diagnose } from '../../engine/diagnose.js'
 import type { Store } from '../../engine/store/store.js'
 import { parseAt } from '../../signals/jsonl.js'
 import { renderDiagnosis } from '../render-text.js'
-import { describeIngest, ingestSources, loadRuleSet, readDuration, reportRuleErrors, usageError, UsageError, withStore, CommandError } from './replay.js'
+import { CommandError, parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
+import { describeIngest, ingestSources } from './replay.js'
 
 const USAGE = `usage: kafka-why why <broker> [--since 1h] [--at TIME] [--replay paths] [--rules dir] [--cluster name] [--json]
 
@@ -22,28 +22,15 @@ is abnormal when no rule matched. Reads Redis when REDIS_URL is set, else the em
 
 /** `kafka-why why <broker>`: the ranked diagnosis of one broker. */
 export async function run(argv: string[]): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        since: { type: 'string' },
-        at: { type: 'string' },
-        replay: { type: 'string', multiple: true },
-        rules: { type: 'string', default: 'rules' },
-        cluster: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
-  } catch (err) {
-    return usageError((err as Error).message)
-  }
-  if (args.values.help) {
-    console.log(USAGE)
-    return 0
-  }
+  const args = parseCommandArgs(argv, USAGE, {
+    since: { type: 'string' },
+    at: { type: 'string' },
+    replay: { type: 'string', multiple: true },
+    rules: { type: 'string', default: 'rules' },
+    cluster: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  })
+  if (typeof args === 'number') return args
   if (args.positionals.length !== 1) return usageError(args.positionals.length ? `why takes one broker, got ${args.positionals.join(' ')}` : 'why needs a broker, e.g. kafka-why why 3')
   const broker = readBroker(args.positionals[0])
   if (!broker) return usageError(`'${args.positionals[0]}' is not a broker id (expected 3 or broker-3)`)
@@ -57,10 +44,7 @@ export async function run(argv: string[]): Promise<number> {
     return usageError((err as Error).message)
   }
   const replay = (args.values.replay ?? []).flatMap((p) => p.split(',')).filter(Boolean)
-  const loaded = await loadRuleSet(args.values.rules!)
-  if ('error' in loaded) return reportRuleErrors(loaded.error)
-
-  return withStore(async (store) => {
+  return withRulesAndStore(args.values.rules!, async (rules, store) => {
     let window: { from: number; to: number } | undefined
     if (replay.length) {
       const ingest = await ingestSources(store, replay, args.values.cluster)
@@ -71,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
     const cluster = await resolveCluster(store, broker, args.values.cluster)
     const now = at ?? window?.to ?? Date.now()
     const from = sinceMs !== undefined ? now - sinceMs : window && at === undefined ? window.from : now - 3_600_000
-    const diagnosis = await diagnose(loaded.rules, store, { cluster, broker, from, to: now, now })
+    const diagnosis = await diagnose(rules, store, { cluster, broker, from, to: now, now })
     console.log(args.values.json ? JSON.stringify(diagnosis, null, 2) : renderDiagnosis(diagnosis))
     return 0
   })

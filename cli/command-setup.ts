@@ -1,0 +1,131 @@
+import { readdir, readFile, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import type { Rule } from '../dsl/ast.js'
+import { hasErrors, parseRules, renderDiagnostics } from '../dsl/index.js'
+import { readQuantity } from '../dsl/quantity.js'
+import { openStore } from '../engine/store/open-store.js'
+import type { Store } from '../engine/store/store.js'
+
+/**
+ * What the store-backed commands (why, replay) share before their own work starts: option parsing
+ * with `--help`, the rule set, the store, and how a failure becomes one line and an exit code.
+ */
+
+/** Thrown for bad arguments and unreadable inputs: its message is printed as is, exit code 2. */
+export class UsageError extends Error {}
+
+/** Thrown when the command ran but cannot answer (no data for that broker): one line, exit code 1. */
+export class CommandError extends Error {}
+
+type CommandOptions = NonNullable<ParseArgsConfig['options']>
+
+const HELP = { help: { type: 'boolean', short: 'h', default: false } } as const
+
+type ParsedCommandArgs<O extends CommandOptions> = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O & typeof HELP }>>
+
+/**
+ * Parses a command's options (positionals allowed, `--help`/`-h` always known). A bad option prints
+ * a usage error, `--help` prints the usage; either way the exit code comes back instead of the values.
+ */
+export function parseCommandArgs<const O extends CommandOptions>(argv: string[], usage: string, options: O): ParsedCommandArgs<O> | number {
+  let args: ParsedCommandArgs<O>
+  try {
+    args = parseArgs({ args: argv, allowPositionals: true, options: { ...options, ...HELP } }) as ParsedCommandArgs<O>
+  } catch (err) {
+    return usageError((err as Error).message)
+  }
+  if ((args.values as { help?: boolean }).help) {
+    console.log(usage)
+    return 0
+  }
+  return args
+}
+
+/** Runs a command body with its rules loaded and the store open; broken rule files stop it first, with exit code 1. */
+export async function withRulesAndStore(rulesPath: string, body: (rules: Rule[], store: Store) => Promise<number>): Promise<number> {
+  const loaded = await loadRuleSet(rulesPath)
+  if ('error' in loaded) return reportRuleErrors(loaded.error)
+  return withStore((store) => body(loaded.rules, store))
+}
+
+/** Rule files of a directory (or one file), parsed; errors come back rendered, never thrown. */
+export async function loadRuleSet(dirOrFile: string): Promise<{ rules: Rule[]; warnings: number } | { error: string }> {
+  let files: string[]
+  try {
+    files = (await stat(dirOrFile)).isDirectory() ? await listRuleFiles(dirOrFile) : [dirOrFile]
+  } catch {
+    return { error: `kafka-why: no such rules directory or file: ${dirOrFile}` }
+  }
+  if (files.length === 0) return { error: `kafka-why: no *.rules files in ${dirOrFile}` }
+  const rules: Rule[] = []
+  const problems: string[] = []
+  let warnings = 0
+  for (const file of files) {
+    const text = await readFile(file, 'utf8')
+    const parsed = parseRules(text, file)
+    warnings += parsed.diagnostics.filter((d) => d.severity !== 'error').length
+    if (hasErrors(parsed.diagnostics)) problems.push(renderDiagnostics(parsed.diagnostics.filter((d) => d.severity === 'error'), { [file]: text }))
+    else rules.push(...parsed.rules)
+  }
+  if (problems.length) return { error: `${problems.join('\n')}\nkafka-why: rule files have errors (see kafka-why lint)` }
+  return { rules, warnings }
+}
+
+async function listRuleFiles(dir: string): Promise<string[]> {
+  const out: string[] = []
+  for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    const p = path.join(dir, e.name)
+    if (e.isDirectory()) out.push(...(await listRuleFiles(p)))
+    else if (e.isFile() && e.name.endsWith('.rules')) out.push(p)
+  }
+  return out
+}
+
+/** Reads a duration option ("15s", "1h"); anything else is a UsageError naming the option. */
+export function readDuration(text: string, option: string): number {
+  const q = readQuantity(text.trim())
+  if ('message' in q || q.dimension !== 'duration') throw new UsageError(`${option}: expected a duration such as 15s, 10m or 1h, got '${text}'`)
+  return q.value
+}
+
+/**
+ * Runs a command body with the configured store: Redis when REDIS_URL is set, else the embedded one.
+ * An unreachable Redis or a bad path becomes one clear line and exit code 1 (2 for usage), never a
+ * stack trace.
+ */
+export async function withStore(body: (store: Store) => Promise<number>): Promise<number> {
+  const store = openStore(process.env)
+  try {
+    return await body(store)
+  } catch (err) {
+    if (err instanceof UsageError) return usageError(err.message)
+    if (err instanceof CommandError) {
+      console.error(`kafka-why: ${err.message}`)
+      return 1
+    }
+    if ((err as { code?: unknown }).code === 'STORE_UNAVAILABLE') {
+      console.error(`kafka-why: ${(err as Error).message}`)
+      return 1
+    }
+    if (typeof (err as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code)) {
+      console.error(`kafka-why: ${(err as Error).message}`)
+      return 1
+    }
+    throw err
+  } finally {
+    await store.close().catch(() => undefined)
+  }
+}
+
+/** Prints a usage problem (with the pointer to --help) and gives exit code 2. */
+export function usageError(message: string): number {
+  console.error(`kafka-why: ${message}\n(kafka-why <command> --help for usage)`)
+  return 2
+}
+
+/** Prints rendered rule-file errors and gives exit code 1: nothing is evaluated with broken rules. */
+export function reportRuleErrors(error: string): number {
+  console.error(error)
+  return 1
+}
