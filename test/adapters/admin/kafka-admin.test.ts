@@ -3,7 +3,7 @@ import kafkajs from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AdminPoller } from '../../../adapters/admin/admin-poller.js'
 import { AdminRequestError, groupPartition, javaStringHash, KafkaAdmin } from '../../../adapters/admin/kafka-admin.js'
-import { consumeSignalsTopic, SignalsTopicProducer } from '../../../adapters/admin/signals-topic.js'
+import { consumeSignalsTopic, SignalsTopicProducer, type SignalsTopicConsumer } from '../../../adapters/admin/signals-topic.js'
 import { MemoryStore } from '../../../engine/store/memory-store.js'
 import { startCluster, type LabCluster } from '../../../lab/cluster.js'
 import { killAllManaged } from '../../../lab/managed-process.js'
@@ -122,8 +122,8 @@ describe('adapters/admin/signals-topic', () => {
     await a.disconnect()
     const opts = { brokers: cluster.bootstrap.split(','), topic: 'kafka-why-signals' }
     const stores = [new MemoryStore(), new MemoryStore()]
-    const consumers = []
-    for (const store of stores) consumers.push(await consumeSignalsTopic({ ...opts, groupId: 'engines' }, (b) => store.append(b)))
+    const engines: SignalsTopicConsumer[] = []
+    for (const store of stores) engines.push(await consumeSignalsTopic({ ...opts, groupId: 'engines' }, (b) => store.append(b)))
     const producer = new SignalsTopicProducer(opts)
     try {
       const sent: Signal[] = []
@@ -142,7 +142,7 @@ describe('adapters/admin/signals-topic', () => {
         for (const st of stores) for (let b = 1; b <= 8; b++) n += (await st.query({ cluster: 'prod', broker: String(b), from: 0, to: 2e12 })).length
         return n
       }
-      const invalidCount = () => consumers.reduce((acc, c) => acc + Object.values(c.stats.invalid).reduce((p, q) => p + q, 0), 0)
+      const invalidCount = () => engines.reduce((acc, c) => acc + Object.values(c.stats.invalid).reduce((p, q) => p + q, 0), 0)
       const end = Date.now() + 60_000
       while (((await total()) < 201 || invalidCount() < 2) && Date.now() < end) await sleep(250)
       expect(await total()).toBe(201)
@@ -161,12 +161,12 @@ describe('adapters/admin/signals-topic', () => {
       const startSignal = (await Promise.all(stores.map((st) => st.query({ cluster: 'prod', broker: '1', names: ['broker.start'], from: 0, to: 2e12 })))).flat()
       expect(startSignal).toHaveLength(1)
       expect(startSignal[0].text).toBe(started)
-      const invalid = consumers.map((c) => c.stats.invalid)
+      const invalid = engines.map((c) => c.stats.invalid)
       expect(invalid.reduce((acc, x) => acc + Object.values(x).reduce((p, q) => p + q, 0), 0)).toBe(2)
       expect(invalid.some((x) => x['not JSON'] === 1)).toBe(true)
     } finally {
       await producer.close()
-      for (const c of consumers) await Promise.race([c.stop(), sleep(5000)])
+      for (const c of engines) await Promise.race([c.stop(), sleep(5000)])
     }
   })
 })
