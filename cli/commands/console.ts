@@ -1,10 +1,10 @@
 import { createInterface } from 'node:readline/promises'
 import { handleAction } from '../../bot/actions/handle-action.js'
-import { CONSOLE_CHANNEL, CONSOLE_USER, DEFAULT_INCIDENT, openConsole } from '../../bot/console/console-context.js'
-import { ConfigError } from '../../bot/config.js'
+import { CONSOLE_CHANNEL, CONSOLE_USER } from '../../bot/console/console-context.js'
 import { runCommand } from '../../bot/dispatch.js'
 import type { BotMessage, Button } from '../../bot/message.js'
 import { toConsole } from '../../bot/render/console.js'
+import { openSession, parseSessionArgs } from '../console-session.js'
 
 const USAGE = `usage: kafka-why console [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--rules <path>]… [--now <ISO time>] [-c "<command>"]
 
@@ -13,47 +13,17 @@ Buttons are numbered; \`click <n>\` presses one. Default incident: test/incident
 
 /** `kafka-why console`: the bot's commands and messages over the embedded store, no Slack needed. */
 export async function run(argv: string[]): Promise<number> {
-  let replay: string | null = DEFAULT_INCIDENT
-  let configPath: string | undefined
   const rulesPaths: string[] = []
-  let now: number | undefined
   let oneShot: string | undefined
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const next = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new ConfigError([`${a} needs a value`])
-      return v
-    }
-    try {
-      if (a === '--replay') replay = next()
-      else if (a === '--no-replay') replay = null
-      else if (a === '--config') configPath = next()
-      else if (a === '--rules') rulesPaths.push(next())
-      else if (a === '--now') {
-        const v = next()
-        now = Date.parse(v)
-        if (Number.isNaN(now)) throw new ConfigError([`--now: '${v}' is not an ISO time`])
-      } else if (a === '-c' || a === '--command') oneShot = next()
-      else if (a === '--help' || a === '-h') {
-        console.log(USAGE)
-        return 0
-      } else throw new ConfigError([`unknown option '${a}'`])
-    } catch (err) {
-      console.error(`kafka-why console: ${(err as Error).message}\n\n${USAGE}`)
-      return 2
-    }
-  }
-  let session
-  try {
-    session = await openConsole({ replay, configPath, rulesPaths: rulesPaths.length ? rulesPaths : undefined, now })
-  } catch (err) {
-    if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
-      console.error(`kafka-why console: ${(err as Error).message}`)
-      return 2
-    }
-    throw err
-  }
+  const args = parseSessionArgs('console', USAGE, argv, (a, next) => {
+    if (a === '--rules') rulesPaths.push(next())
+    else if (a === '-c' || a === '--command') oneShot = next()
+    else return false
+    return true
+  })
+  if (typeof args === 'number') return args
+  const session = await openSession('console', { ...args, rulesPaths: rulesPaths.length ? rulesPaths : undefined })
+  if (typeof session === 'number') return session
   const { ctx } = session
   const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
   const req = { user: CONSOLE_USER, channel: CONSOLE_CHANNEL }
@@ -63,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
       console.log(show(reply, [], color))
       return reply.isError ? 1 : 0
     }
-    if (session.loaded) console.log(`Loaded ${session.loaded.accepted} signals from ${replay}${session.loaded.rejected ? ` (${session.loaded.rejected} rejected)` : ''}. Type help, or quit.`)
+    if (session.loaded) console.log(`Loaded ${session.loaded.accepted} signals from ${args.replay}${session.loaded.rejected ? ` (${session.loaded.rejected} rejected)` : ''}. Type help, or quit.`)
     const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: '/kafka ' })
     let buttons: Button[] = []
     rl.prompt()
