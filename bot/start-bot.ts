@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto'
 import type { ScheduledTask } from 'node-cron'
-import type { KafkaAdminOps } from '../adapters/admin/ops.js'
 import type { AlertEvent } from '../engine/alerts.js'
 import { openStore } from '../engine/store/open-store.js'
 import type { Store } from '../engine/store/store.js'
+import { openAdminConnections } from './admin-connections.js'
 import { notifyAlerts } from './alerts/notify-alerts.js'
 import { createSlackBot, type SlackBot } from './app.js'
 import { loadBotSettings } from './config.js'
 import type { BotContext } from './context.js'
 import { scheduleDigest } from './digest/schedule-digest.js'
-import { connectKafkaAdmin, diagnoseBroker, loadRuleSet } from './engine-bridge.js'
-import { UserError } from './errors.js'
+import { diagnoseBroker, loadRuleSet } from './engine-bridge.js'
 
 /**
  * The whole bot as one call for `kafka-why serve`: settings validated, store and rules opened, the
@@ -34,7 +33,7 @@ export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: { sto
   const rules = await loadRuleSet(config.rules)
   const log = opts.log ?? { error: (...a: unknown[]) => console.error(...a), warn: (...a: unknown[]) => console.warn(...a), info: (...a: unknown[]) => console.log(...a) }
   if (rules.problems.length) log.warn(`${rules.problems.length} rule errors; the rules that parsed are loaded:\n${rules.problems.join('\n')}`)
-  const admins = new Map<string, Promise<KafkaAdminOps>>()
+  const admins = openAdminConnections(config)
   const ctx: BotContext = {
     config,
     store,
@@ -42,16 +41,7 @@ export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: { sto
     diagnose: diagnoseBroker,
     now: () => Date.now(),
     log,
-    admin: (cluster) => {
-      const c = config.clusters.find((x) => x.name === cluster)
-      if (!c) return Promise.reject(new UserError(`Unknown cluster '${cluster}'.`))
-      let a = admins.get(cluster)
-      if (!a) {
-        a = connectKafkaAdmin(cluster, c.brokers)
-        admins.set(cluster, a)
-      }
-      return a
-    },
+    admin: (cluster) => admins.admin(cluster),
   }
   const bot = createSlackBot(botEnv, ctx)
   let port: number | undefined
@@ -70,7 +60,7 @@ export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: { sto
       await task?.destroy()
       await bot.app.stop()
       await bot.poster.drain()
-      for (const a of admins.values()) await a.then((x) => x.close()).catch(() => undefined)
+      await admins.closeAll()
       if (!opts.store) await store.close()
     },
   }

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import type { KafkaAdminOps } from '../../adapters/admin/ops.js'
 import { openStore } from '../../engine/store/open-store.js'
 import type { Store } from '../../engine/store/store.js'
+import { openAdminConnections } from '../admin-connections.js'
 import { parseBotConfig, type BotConfig } from '../config.js'
 import type { BotContext } from '../context.js'
-import { connectKafkaAdmin, diagnoseBroker, loadIncident, loadRuleSet } from '../engine-bridge.js'
+import { diagnoseBroker, loadIncident, loadRuleSet } from '../engine-bridge.js'
 import { UserError } from '../errors.js'
 
 /**
@@ -56,7 +56,7 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
   }
   const rules = await loadRuleSet(opts.rulesPaths ?? config.rules)
   const fixedNow = opts.now ?? (loaded?.lastAt !== undefined ? loaded.lastAt + 1000 : undefined)
-  const admins = new Map<string, Promise<KafkaAdminOps>>()
+  const admins = openAdminConnections(config)
   const ctx: BotContext = {
     config,
     store,
@@ -66,14 +66,7 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
     log,
     admin: (cluster) => {
       if (!opts.configPath) return Promise.reject(new UserError('The console has no Kafka admin connection: pass --config with a file naming the cluster\'s brokers.'))
-      const c = config.clusters.find((x) => x.name === cluster)
-      if (!c) return Promise.reject(new UserError(`Unknown cluster '${cluster}'.`))
-      let admin = admins.get(cluster)
-      if (!admin) {
-        admin = connectKafkaAdmin(cluster, c.brokers)
-        admins.set(cluster, admin)
-      }
-      return admin
+      return admins.admin(cluster)
     },
   }
   return {
@@ -81,7 +74,7 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
     store,
     loaded,
     close: async () => {
-      for (const a of admins.values()) await a.then((x) => x.close()).catch(() => undefined)
+      await admins.closeAll()
       await store.close()
     },
   }
