@@ -1,14 +1,13 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisStore } from '../../engine/store/redis-store.js'
 import { loadIncident } from '../../bot/engine-bridge.js'
+import { deletePrefixes, TEST_REDIS_URL as REDIS_URL } from '../support/redis-prefix.js'
 import { SlackStandIn } from './support/slack-stand-in.js'
 import { SEED_000, ROOT } from './support/bot-context.js'
 
-const REDIS_URL = 'redis://127.0.0.1:6379'
 const SCRIPT = fileURLToPath(new URL('./support/digest-replica.ts', import.meta.url))
 
 function runReplica(env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
@@ -40,14 +39,7 @@ describe('bot/digest (two bot processes on one Redis)', () => {
   })
   afterAll(async () => {
     await slack.stop()
-    const redis = new Redis(REDIS_URL)
-    let cursor = '0'
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
-      if (keys.length) await redis.del(...keys)
-      cursor = next
-    } while (cursor !== '0')
-    await redis.quit()
+    await deletePrefixes([prefix])
   })
 
   it('posts exactly one digest and one chart between them', async () => {

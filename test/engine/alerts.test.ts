@@ -1,32 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { AlertEngine, type AlertEngineOptions, type AlertEvent } from '../../engine/alerts.js'
 import { alertFingerprint } from '../../engine/fingerprint.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import { RedisStore } from '../../engine/store/redis-store.js'
 import type { Store } from '../../engine/store/store.js'
+import { deletePrefixes, TEST_REDIS_URL as REDIS_URL } from '../support/redis-prefix.js'
 import { rules } from './parse.js'
 import { sig } from './signals.js'
 
-const REDIS_URL = 'redis://127.0.0.1:6379'
 const prefixes: string[] = []
 
-afterAll(async () => {
-  const admin = new Redis(REDIS_URL)
-  try {
-    for (const prefix of prefixes) {
-      let cursor = '0'
-      do {
-        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-        if (keys.length) await admin.del(...keys)
-        cursor = next
-      } while (cursor !== '0')
-    }
-  } finally {
-    admin.disconnect()
-  }
-})
+afterAll(() => deletePrefixes(prefixes))
 
 const backends: { backend: string; make: () => Store }[] = [
   { backend: 'MemoryStore', make: () => new MemoryStore() },

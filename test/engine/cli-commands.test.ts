@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { promisify } from 'node:util'
-import { Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
+import { deletePrefixes } from '../support/redis-prefix.js'
 
 // The why and replay commands end to end, as a user runs them: through the kafka-why entry point,
 // over the shipped rule pack and a recorded incident.
@@ -40,14 +40,7 @@ describe('cli/commands/why', () => {
       const again = await kafkaWhy(['why', '1', '--at', '2018-08-14T02:17:00Z', '--since', '10m', '--json'], { REDIS_URL: url, KAFKA_WHY_REDIS_PREFIX: prefix })
       expect(JSON.parse(again.stdout).causes[0].ruleId).toBe('stw_pause_session_expiry')
     } finally {
-      const admin = new Redis(url)
-      let cursor = '0'
-      do {
-        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-        if (keys.length) await admin.del(...keys)
-        cursor = next
-      } while (cursor !== '0')
-      admin.disconnect()
+      await deletePrefixes([prefix], url)
     }
   })
 

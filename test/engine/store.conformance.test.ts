@@ -11,6 +11,7 @@ import { RedisStore } from '../../engine/store/redis-store.js'
 import { createKeys } from '../../engine/store/keys.js'
 import { openStore } from '../../engine/store/open-store.js'
 import type { AlertRecord, Store } from '../../engine/store/store.js'
+import { deletePrefix, TEST_REDIS_URL as REDIS_URL } from '../support/redis-prefix.js'
 
 // Every Store implementation must pass this one suite. RedisStore runs against the real Redis on
 // 127.0.0.1:6379 under a random prefix per test; only that prefix is deleted afterwards.
@@ -40,19 +41,6 @@ const memoryHarness = (): Harness => {
   }
 }
 
-const REDIS_URL = 'redis://127.0.0.1:6379'
-
-/** Deletes exactly the keys under one prefix (never FLUSHDB: the Redis is shared). */
-async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = '0'
-  let deleted = 0
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-    cursor = next
-    if (keys.length > 0) deleted += await redis.unlink(...keys)
-  } while (cursor !== '0')
-  return deleted
-}
 
 const testPrefix = () => `kafka-why-test:${randomUUID()}:`
 
