@@ -104,6 +104,11 @@ export async function readConfigFacts(cluster: LabCluster, topics: string[], at:
   return out
 }
 
+/** The README's table of what a scenario measured in its recording, one row per measure. */
+export function measuredTable(measured: Record<string, string | number>): string {
+  return ['| measure | value |', '|---|---|', ...Object.entries(measured).map(([k, v]) => `| ${k} | ${v} |`)].join('\n')
+}
+
 /** What a scenario hands over to be written as test/incidents/<slug>/. */
 export type IncidentRecord = {
   outDir: string

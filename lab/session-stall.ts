@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import kafkajs from 'kafkajs'
 import { startCluster, type LabCluster, type LabMode } from './cluster.js'
-import { LAB_CLUSTER_NAME, readConfigFacts, ScrapeRecorder, writeIncident } from './incident-recorder.js'
+import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from './incident-recorder.js'
 import { startJavaTool } from './java-tool.js'
 import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 import { stallAgentJvmArgs, triggerStall } from './stall-agent.js'
@@ -223,11 +223,7 @@ was frozen by ${how}
 
 **What it did** (counted in the recorded files):
 
-| measure | value |
-|---|---|
-${Object.entries(measured)
-  .map(([k, v]) => `| ${k} | ${v} |`)
-  .join('\n')}
+${measuredTable(measured)}
 
 ## Files
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startCluster } from '../cluster.js'
-import { LAB_CLUSTER_NAME, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
+import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
 import { startJavaTool } from '../java-tool.js'
 import { startLegacyConsumer } from '../legacy-consumer.js'
 import type { ManagedProcess } from '../managed-process.js'
@@ -105,11 +105,7 @@ beginning over and over for ${CONSUME_MS / 1000} s. That client fetches with Fet
 the broker converted every batch it served. (Debian's kcat was tried first: its librdkafka 2.0 ignores
 \`api.version.request=false\` and fetched with Fetch v11, so nothing was converted.)
 
-| measure | value |
-|---|---|
-${Object.entries(measured)
-  .map(([k, v]) => `| ${k} | ${v} |`)
-  .join('\n')}
+${measuredTable(measured)}
 
 Kafka 3.9 converts lazily in chunks (KIP-283), so the heap is worked hard but does not run out as it
 did on Kafka 1.0 in the seed report.

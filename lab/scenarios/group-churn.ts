@@ -1,6 +1,6 @@
 import kafkajs from 'kafkajs'
 import { startCluster } from '../cluster.js'
-import { LAB_CLUSTER_NAME, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
+import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
 import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
 import { countLines, createTopic } from '../session-stall.js'
 
@@ -89,11 +89,7 @@ Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
 group \`${GROUP}\`, waited for its assignment and left, over and over, like a job restarted in a loop. The broker
 (the group's coordinator) logged a rebalance for every join and every leave.
 
-| measure | value |
-|---|---|
-${Object.entries(measured)
-  .map(([k, v]) => `| ${k} | ${v} |`)
-  .join('\n')}
+${measuredTable(measured)}
 
 On Kafka 3.9 the Selector leak of seed 003 is fixed, so heap after GC stays flat: this recording is the
 churn without the leak. \`selector_leak_group_churn\` needs a broker older than 2.2.1 and must not fire.

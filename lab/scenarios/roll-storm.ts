@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import kafkajs from 'kafkajs'
 import { startCluster } from '../cluster.js'
-import { LAB_CLUSTER_NAME, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
+import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
 import { startJavaTool } from '../java-tool.js'
 import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
 import { countLines, createTopic } from '../session-stall.js'
@@ -113,11 +113,7 @@ ${SEGMENT_MS} (\`kafka-configs --alter\` through the admin API), as in the seed 
 segment about every 100 ms; each segment keeps its \`.log\` file open, so the broker ran out of file
 descriptors, the log dir failed and the broker halted.
 
-| measure | value |
-|---|---|
-${Object.entries(measured)
-  .map(([k, v]) => `| ${k} | ${v} |`)
-  .join('\n')}
+${measuredTable(measured)}
 
 ## Files
 
