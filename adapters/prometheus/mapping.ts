@@ -5,8 +5,9 @@ import type { Sample } from './exposition.js'
  * Which exporter metrics become which catalogue signals. The JMX exporter names one MBean attribute in
  * several ways depending on its version and config:
  *  - default format (no rule names it), 0.x and 1.x:  kafka_server_ReplicaManager_Value{name="UnderReplicatedPartitions"}
- *  - the project's example kafka-2_0_0.yml (and most Kafka configs derived from it): kafka_server_replicamanager_underreplicatedpartitions,
- *    meters' Count as kafka_server_replicamanager_isrshrinks_total, *Percent meters as …_percent
+ *  - the lower-case naming most Kafka configs write (test/adapters/prometheus/fixtures/kafka-lowercase-naming.yml):
+ *    kafka_server_replicamanager_underreplicatedpartitions, meters' Count as kafka_server_replicamanager_isrshrinks_total,
+ *    *Percent gauges and meters as …_percent (many configs take the meter's MeanRate there, ours its OneMinuteRate)
  *  - configs that keep the attribute: kafka_server_ReplicaManager_UnderReplicatedPartitions_Value, …_oneminuterate
  *  - 0.x writes a Count rule's sample as `…_count` under a `…_count_total` family; 1.x writes `…_count_total`.
  * Every sample is first reduced to one lower-case key (the MBean `name` label folded into the metric name),
@@ -96,7 +97,7 @@ export const METRIC_MAPPINGS: readonly MetricMapping[] = [
     kind: 'gauge',
     pattern: /^kafka_server_kafkarequesthandlerpool_requesthandleravgidle(?:percent)?_(?:percent|oneminuterate)$/,
     labels: none,
-    from: 'kafka.server KafkaRequestHandlerPool RequestHandlerAvgIdlePercent OneMinuteRate (MeanRate under kafka-2_0_0.yml)',
+    from: 'kafka.server KafkaRequestHandlerPool RequestHandlerAvgIdlePercent OneMinuteRate (or whichever rate a config names …_percent)',
   },
   {
     signal: 'network_processor.idle',
@@ -157,8 +158,9 @@ export const METRIC_MAPPINGS: readonly MetricMapping[] = [
     from: 'jvm_buffer_pool_used_buffers{pool="mapped"}',
   },
   {
-    // Not in the exporter's examples: needs a rule exporting the app-info Version string as a label
-    // (fixtures/kafka-2_0_0-app-info.yml). client_java 1.x drops the `_info` suffix of the name.
+    // Needs a rule exporting the app-info Version string as a label (the exporter exports no string
+    // attribute by itself; see fixtures/kafka-lowercase-naming-app-info.yml). client_java 1.x drops
+    // the `_info` suffix of the name.
     signal: 'broker.version',
     kind: 'fact',
     pattern: /^kafka_server_app(?:_info)?$/,

@@ -1,7 +1,7 @@
 /**
  * Regenerates the real-broker captures in fixtures/: starts a lab Kafka 3.9 broker (ZooKeeper mode)
  * with the JMX exporter agent of a given version and config attached, makes a topic with traffic, and
- * saves one scrape. Run: npx tsx test/adapters/prometheus/capture-broker.ts [one output file name]
+ * saves one scrape (the exporter configs are ours: fixtures/*.yml). Run: npx tsx test/adapters/prometheus/capture-broker.ts [one output file name]
  */
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -11,8 +11,8 @@ import { agentJar, FIXTURES, freePort, type ExporterVersion } from './jmx-jvm.js
 
 const CAPTURES: { version: ExporterVersion; config: string; out: string }[] = [
   { version: '0.20.0', config: 'default-format.yml', out: 'kafka-3.9.1-zk-jmx-0.20.0-default.prom' },
-  { version: '0.20.0', config: 'kafka-2_0_0-app-info.yml', out: 'kafka-3.9.1-zk-jmx-0.20.0-kafka-2_0_0.prom' },
-  { version: '1.0.1', config: 'kafka-2_0_0-app-info.yml', out: 'kafka-3.9.1-zk-jmx-1.0.1-kafka-2_0_0.prom' },
+  { version: '0.20.0', config: 'kafka-lowercase-naming-app-info.yml', out: 'kafka-3.9.1-zk-jmx-0.20.0-kafka-lowercase-naming.prom' },
+  { version: '1.0.1', config: 'kafka-lowercase-naming-app-info.yml', out: 'kafka-3.9.1-zk-jmx-1.0.1-kafka-lowercase-naming.prom' },
 ]
 const only = process.argv[2]
 
@@ -36,6 +36,8 @@ for (const c of CAPTURES.filter((x) => !only || x.out === only)) {
     let seen = 0
     await new Promise<void>((resolve) => void consumer.run({ eachMessage: async () => void (++seen >= 50 && resolve()) }))
     await consumer.disconnect()
+    // A Yammer meter's one-minute rate stays 0 until its first tick, 5 s after it is created.
+    await new Promise((r) => setTimeout(r, 6000))
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
     writeFileSync(path.join(FIXTURES, c.out), text)
     console.log(`${c.out}: ${text.split('\n').length} lines`)

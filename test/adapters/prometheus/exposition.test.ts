@@ -6,9 +6,9 @@ import { ExpositionParser, parseExposition, parseLine, type Sample } from '../..
 import { FIXTURES } from './jmx-jvm.js'
 
 // Captures of the real jmx_prometheus_javaagent attached to fixtures/KafkaMBeans.java, under its
-// default format and under kafka-2_0_0.yml, for the last 0.x and the first 1.x release.
-// Regenerate with: curl -s 127.0.0.1:<port>/metrics while jmx-jvm.ts's startJvm runs.
-const CAPTURES = ['jmx-0.20.0-default.prom', 'jmx-0.20.0-kafka-2_0_0.prom', 'jmx-1.0.1-default.prom', 'jmx-1.0.1-kafka-2_0_0.prom']
+// default format and under fixtures/kafka-lowercase-naming.yml, for the last 0.x and the first 1.x
+// release. Regenerate with: npx tsx test/adapters/prometheus/capture-mbeans.ts
+const CAPTURES = ['jmx-0.20.0-default.prom', 'jmx-0.20.0-kafka-lowercase-naming.prom', 'jmx-1.0.1-default.prom', 'jmx-1.0.1-kafka-lowercase-naming.prom']
 const read = (f: string) => readFileSync(path.join(FIXTURES, f), 'utf8')
 
 describe('adapters/prometheus/exposition', () => {
@@ -91,7 +91,7 @@ describe('adapters/prometheus/exposition', () => {
   })
 
   it('gives the same samples however the text is cut into chunks', () => {
-    const text = read('jmx-1.0.1-kafka-2_0_0.prom')
+    const text = read('jmx-1.0.1-kafka-lowercase-naming.prom')
     const whole = parseExposition(text).samples
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: text.length }), { maxLength: 30 }), (cuts) => {

@@ -9,7 +9,7 @@ import { encodeVersion } from '../../../signals/units.js'
 import type { Signal } from '../../../signals/signal.js'
 import { FIXTURES } from './jmx-jvm.js'
 
-const CAPTURES = ['jmx-0.20.0-default.prom', 'jmx-0.20.0-kafka-2_0_0.prom', 'jmx-1.0.1-default.prom', 'jmx-1.0.1-kafka-2_0_0.prom']
+const CAPTURES = ['jmx-0.20.0-default.prom', 'jmx-0.20.0-kafka-lowercase-naming.prom', 'jmx-1.0.1-default.prom', 'jmx-1.0.1-kafka-lowercase-naming.prom']
 
 function convert(file: string): Signal[] {
   const { samples } = parseExposition(readFileSync(path.join(FIXTURES, file), 'utf8'))
@@ -90,8 +90,8 @@ describe('adapters/prometheus/mapping', () => {
   // (kafka-3.9.1-zk-jmx-1.0.1-lab.prom is the lab's own lab/kafka-exporter.yaml).
   it.each<[string, string | undefined]>([
     ['kafka-3.9.1-zk-jmx-0.20.0-default.prom', undefined],
-    ['kafka-3.9.1-zk-jmx-0.20.0-kafka-2_0_0.prom', '3.9.1'],
-    ['kafka-3.9.1-zk-jmx-1.0.1-kafka-2_0_0.prom', '3.9.1'],
+    ['kafka-3.9.1-zk-jmx-0.20.0-kafka-lowercase-naming.prom', '3.9.1'],
+    ['kafka-3.9.1-zk-jmx-1.0.1-kafka-lowercase-naming.prom', '3.9.1'],
     ['kafka-3.9.1-zk-jmx-1.0.1-lab.prom', undefined],
   ])('maps the real broker capture %s to the same signals', (file, version) => {
     const signals = convert(file)

@@ -24,7 +24,7 @@ function collector() {
 describe('adapters/prometheus/scraper', () => {
   it.each<[ExporterVersion, string]>([
     ['0.20.0', 'default-format.yml'],
-    ['1.0.1', 'kafka-2_0_0.yml'],
+    ['1.0.1', 'kafka-lowercase-naming.yml'],
   ])('scrapes the real JMX exporter %s (%s): rates, a stale target, then a restart', { timeout: 120_000 }, async (version, config) => {
     const port = await freePort()
     let jvm = await startJvm(version, config, port)

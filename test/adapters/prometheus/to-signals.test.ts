@@ -14,7 +14,7 @@ describe('adapters/prometheus/to-signals', () => {
 
   it.each([
     // [naming, counter line template]
-    ['1.x kafka-2_0_0', (v: number) => `kafka_server_replicamanager_isrshrinks_total ${v}`],
+    ['1.x kafka-lowercase-naming', (v: number) => `kafka_server_replicamanager_isrshrinks_total ${v}`],
     ['0.x default', (v: number) => `kafka_server_ReplicaManager_Count{name="IsrShrinksPerSec",} ${v}`],
   ])('turns a %s counter into a per-second rate, across a reset', (_, line) => {
     const c = new SampleConverter({ cluster: 'c', broker: '1', source: 't' })
