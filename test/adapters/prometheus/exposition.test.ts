@@ -29,10 +29,10 @@ describe('adapters/prometheus/exposition', () => {
   })
 
   it.each<[string, Sample]>([
-    ['metric_without_timestamp_and_labels 12.47', { name: 'metric_without_timestamp_and_labels', labels: {}, value: 12.47 }],
-    ['http_requests_total{method="post",code="200"} 1027 1395066363000', { name: 'http_requests_total', labels: { method: 'post', code: '200' }, value: 1027, timestampMs: 1395066363000 }],
-    ['something_weird{problem="division by zero"} +Inf -3982045', { name: 'something_weird', labels: { problem: 'division by zero' }, value: Infinity, timestampMs: -3982045 }],
-    ['msdos_file_access_time_seconds{path="C:\\\\DIR\\\\FILE.TXT",error="Cannot find file:\\n\\"FILE.TXT\\""} 1.458255915e9', { name: 'msdos_file_access_time_seconds', labels: { path: 'C:\\DIR\\FILE.TXT', error: 'Cannot find file:\n"FILE.TXT"' }, value: 1.458255915e9 }],
+    ['kafka_why_ingest_buffered 12.47', { name: 'kafka_why_ingest_buffered', labels: {}, value: 12.47 }],
+    ['kafka_why_scrapes_total{target="b1",result="ok"} 1027 1795988443523', { name: 'kafka_why_scrapes_total', labels: { target: 'b1', result: 'ok' }, value: 1027, timestampMs: 1795988443523 }],
+    ['broker_lag_ratio{reason="no fetch yet"} +Inf -3982045', { name: 'broker_lag_ratio', labels: { reason: 'no fetch yet' }, value: Infinity, timestampMs: -3982045 }],
+    ['log_dir_free_bytes{dir="D:\\\\kafka\\\\logs",error="cannot stat:\\n\\"logs-0\\""} 1.5e9', { name: 'log_dir_free_bytes', labels: { dir: 'D:\\kafka\\logs', error: 'cannot stat:\n"logs-0"' }, value: 1.5e9 }],
     ['x{a="1" , b = "2" ,} -Inf', { name: 'x', labels: { a: '1', b: '2' }, value: -Infinity }],
     ['om_counter_total 17 1520879607.789', { name: 'om_counter_total', labels: {}, value: 17, timestampMs: 1520879607789 }],
     ['om_exemplar_bucket{le="0.5"} 3 # {trace_id="abc"} 0.4', { name: 'om_exemplar_bucket', labels: { le: '0.5' }, value: 3 }],
@@ -47,9 +47,9 @@ describe('adapters/prometheus/exposition', () => {
   })
 
   it.each([
-    ['# HELP http_requests_total The total number of HTTP requests.', { kind: 'help', name: 'http_requests_total', help: 'The total number of HTTP requests.' }],
+    ['# HELP kafka_why_scrapes_total Scrapes of each exporter target, by result.', { kind: 'help', name: 'kafka_why_scrapes_total', help: 'Scrapes of each exporter target, by result.' }],
     ['# HELP esc A backslash \\\\ and a newline \\n here', { kind: 'help', name: 'esc', help: 'A backslash \\ and a newline \n here' }],
-    ['# TYPE http_requests_total counter', { kind: 'type', name: 'http_requests_total', type: 'counter' }],
+    ['# TYPE kafka_why_scrapes_total counter', { kind: 'type', name: 'kafka_why_scrapes_total', type: 'counter' }],
     ['# a free comment', { kind: 'comment' }],
     ['# EOF', { kind: 'comment' }],
     ['   ', { kind: 'blank' }],
