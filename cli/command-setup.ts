@@ -1,10 +1,10 @@
-import { readdir, readFile, stat } from 'node:fs/promises'
-import path from 'node:path'
+import { existsSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Rule } from '../dsl/ast.js'
-import { hasErrors, parseRules, renderDiagnostics } from '../dsl/index.js'
+import { hasErrors, renderDiagnostics } from '../dsl/index.js'
 import { readQuantity } from '../dsl/quantity.js'
 import { openStore } from '../engine/store/open-store.js'
+import { loadRules } from './load-rules.js'
 import type { Store } from '../engine/store/store.js'
 
 /**
@@ -51,35 +51,16 @@ export async function withRulesAndStore(rulesPath: string, body: (rules: Rule[],
 
 /** Rule files of a directory (or one file), parsed; errors come back rendered, never thrown. */
 export async function loadRuleSet(dirOrFile: string): Promise<{ rules: Rule[]; warnings: number } | { error: string }> {
-  let files: string[]
-  try {
-    files = (await stat(dirOrFile)).isDirectory() ? await listRuleFiles(dirOrFile) : [dirOrFile]
-  } catch {
-    return { error: `kafka-why: no such rules directory or file: ${dirOrFile}` }
+  if (!existsSync(dirOrFile)) return { error: `kafka-why: no such rules directory or file: ${dirOrFile}` }
+  const loaded = await loadRules([dirOrFile])
+  if (loaded.rules.length === 0 && Object.keys(loaded.sources).length === 0 && !hasErrors(loaded.diagnostics)) {
+    return { error: `kafka-why: no *.rules files in ${dirOrFile}` }
   }
-  if (files.length === 0) return { error: `kafka-why: no *.rules files in ${dirOrFile}` }
-  const rules: Rule[] = []
-  const problems: string[] = []
-  let warnings = 0
-  for (const file of files) {
-    const text = await readFile(file, 'utf8')
-    const parsed = parseRules(text, file)
-    warnings += parsed.diagnostics.filter((d) => d.severity !== 'error').length
-    if (hasErrors(parsed.diagnostics)) problems.push(renderDiagnostics(parsed.diagnostics.filter((d) => d.severity === 'error'), { [file]: text }))
-    else rules.push(...parsed.rules)
+  const errors = loaded.diagnostics.filter((d) => d.severity === 'error')
+  if (errors.length) {
+    return { error: `${renderDiagnostics(errors, loaded.sources)}\nkafka-why: rule files have errors (see kafka-why lint)` }
   }
-  if (problems.length) return { error: `${problems.join('\n')}\nkafka-why: rule files have errors (see kafka-why lint)` }
-  return { rules, warnings }
-}
-
-async function listRuleFiles(dir: string): Promise<string[]> {
-  const out: string[] = []
-  for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-    const p = path.join(dir, e.name)
-    if (e.isDirectory()) out.push(...(await listRuleFiles(p)))
-    else if (e.isFile() && e.name.endsWith('.rules')) out.push(p)
-  }
-  return out
+  return { rules: loaded.rules, warnings: loaded.diagnostics.length }
 }
 
 /** Reads a duration option ("15s", "1h"); anything else is a UsageError naming the option. */
