@@ -89,25 +89,11 @@ export async function run(argv: string[]): Promise<number> {
       if (!stored) console.error('kafka-why agent: the reading could not be stored')
       return o.ok && stored ? 0 : 1
     }
-    let stopping = false
-    let wake: () => void = () => {}
-    const stop = () => {
-      stopping = true
-      wake()
-    }
-    process.once('SIGTERM', stop)
-    process.once('SIGINT', stop)
-    while (!stopping) {
+    const sleeper = intervalSleeper()
+    do {
       const o = await agent.sampleOnce().catch((err: Error) => ({ ok: false as const, error: err.message, signals: [] }))
       if (!o.ok) console.error(`kafka-why agent: ${o.error}`)
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, intervalMs)
-        wake = () => {
-          clearTimeout(t)
-          resolve()
-        }
-      })
-    }
+    } while (await sleeper.sleep(intervalMs))
     return 0
   } finally {
     await writer.close(args.once ? 0 : 5000)
