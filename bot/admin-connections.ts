@@ -14,8 +14,11 @@ export type AdminConnections = {
   closeAll(): Promise<void>
 }
 
+/** Opens one cluster's admin client from its name and bootstrap brokers. */
+export type ConnectAdmin = (cluster: string, brokers: string[]) => Promise<KafkaAdminOps>
+
 /** One lazily connected admin client per cluster of `config`. */
-export function openAdminConnections(config: BotConfig): AdminConnections {
+export function openAdminConnections(config: BotConfig, connect: ConnectAdmin = connectKafkaAdmin): AdminConnections {
   const admins = new Map<string, Promise<KafkaAdminOps>>()
   return {
     admin: (cluster) => {
@@ -23,7 +26,7 @@ export function openAdminConnections(config: BotConfig): AdminConnections {
       if (!c) return Promise.reject(new UserError(`Unknown cluster '${cluster}'.`))
       let admin = admins.get(cluster)
       if (!admin) {
-        admin = connectKafkaAdmin(cluster, c.brokers)
+        admin = connect(cluster, c.brokers)
         admins.set(cluster, admin)
       }
       return admin

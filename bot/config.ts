@@ -61,7 +61,8 @@ const CLUSTER_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/
 const CONFIG_KEY = /^[a-z][a-z0-9.]*$/
 
-const KNOWN_TOP = ['clusters', 'time_zone', 'digest', 'allowed', 'risky_keys', 'audit_channel', 'rules']
+// `live` belongs to serve's adapters (adapters/live/live-config.ts) when both share kafka-why.yaml.
+const KNOWN_TOP = ['clusters', 'time_zone', 'digest', 'allowed', 'risky_keys', 'audit_channel', 'rules', 'live']
 
 /** Parses and validates the YAML text; throws ConfigError listing every bad key. */
 export function parseBotConfig(text: string, file = 'config'): BotConfig {

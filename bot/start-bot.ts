@@ -3,10 +3,10 @@ import type { ScheduledTask } from 'node-cron'
 import type { AlertEvent } from '../engine/alerts.js'
 import { openStore } from '../engine/store/open-store.js'
 import type { Store } from '../engine/store/store.js'
-import { openAdminConnections } from './admin-connections.js'
+import { openAdminConnections, type ConnectAdmin } from './admin-connections.js'
 import { notifyAlerts } from './alerts/notify-alerts.js'
 import { createSlackBot, type SlackBot } from './app.js'
-import { loadBotSettings } from './config.js'
+import { loadBotSettings, parseBotConfig, parseBotEnv } from './config.js'
 import type { BotContext } from './context.js'
 import { scheduleDigest } from './digest/schedule-digest.js'
 import { diagnoseBroker, loadRuleSet } from './engine-bridge.js'
@@ -26,14 +26,25 @@ export type RunningBot = {
   stop(): Promise<void>
 }
 
+export type StartBotOptions = {
+  store?: Store
+  log?: BotContext['log']
+  /** The bot's settings as text, when they come from a larger file (serve's kafka-why.yaml); messages name `file`. */
+  settings?: { text: string; file: string }
+  /** Opens a cluster's admin client; serve passes one carrying the cluster's TLS/SASL settings. */
+  connectAdmin?: ConnectAdmin
+}
+
 /** Starts everything `serve` needs from the bot; throws ConfigError before listening when settings are bad. */
-export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: { store?: Store; log?: BotContext['log'] } = {}): Promise<RunningBot> {
-  const { env: botEnv, config } = await loadBotSettings(env)
+export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: StartBotOptions = {}): Promise<RunningBot> {
+  const { env: botEnv, config } = opts.settings
+    ? { env: parseBotEnv(env), config: parseBotConfig(opts.settings.text, opts.settings.file) }
+    : await loadBotSettings(env)
   const store = opts.store ?? openStore(env)
   const rules = await loadRuleSet(config.rules)
   const log = opts.log ?? { error: (...a: unknown[]) => console.error(...a), warn: (...a: unknown[]) => console.warn(...a), info: (...a: unknown[]) => console.log(...a) }
   if (rules.problems.length) log.warn(`${rules.problems.length} rule errors; the rules that parsed are loaded:\n${rules.problems.join('\n')}`)
-  const admins = openAdminConnections(config)
+  const admins = openAdminConnections(config, opts.connectAdmin)
   const ctx: BotContext = {
     config,
     store,

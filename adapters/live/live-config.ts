@@ -34,6 +34,8 @@ export type LiveConfig = {
   rules: string[]
   /** The file minus `live:`, for the bot; undefined when it has no bot settings (no `clusters` key). */
   botYaml?: string
+  /** The file the config was read from, so the bot's messages name it too. */
+  file: string
 }
 
 /** One cluster's live sources: admin poller, scrape targets, followed log files. */
@@ -234,5 +236,5 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml'): LiveConf
   const rest = { ...raw }
   delete rest.live
   const botYaml = 'clusters' in rest ? JSON.stringify(rest) : undefined
-  return { listen, engine, clusters, signalsTopic, rules, botYaml }
+  return { listen, engine, clusters, signalsTopic, rules, botYaml, file }
 }

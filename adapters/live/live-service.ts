@@ -1,8 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import os from 'node:os'
-import path from 'node:path'
 import { loadRules } from '../../cli/load-rules.js'
 import type { AlertEvent } from '../../engine/alerts.js'
 import { AlertEngine } from '../../engine/alerts.js'
@@ -224,14 +221,20 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
 
   // The bot, when the file has its settings and Slack credentials are in the environment.
   let bot: BotHandle | undefined
-  let botDir: string | undefined
   if (opts.bot !== false && config.botYaml && env.SLACK_BOT_TOKEN) {
-    botDir = await mkdtemp(path.join(os.tmpdir(), 'kafka-why-bot-'))
-    const botConfig = path.join(botDir, 'bot.yaml')
-    await writeFile(botConfig, config.botYaml, { mode: 0o600 })
     try {
       const { startBot } = await import('../../bot/start-bot.js')
-      bot = await startBot({ ...env, KAFKA_WHY_CONFIG: botConfig }, { store, log: { info: log.info, warn: log.warn, error: (...a: unknown[]) => log.error(a.map(String).join(' ')) } })
+      // The bot's admin clients connect with the same TLS/SASL settings as this cluster's poller.
+      const connectAdmin = async (cluster: string, brokers: string[]) => {
+        const a = config.clusters.find((c) => c.name === cluster)?.admin
+        return new KafkaAdmin({ brokers, clientId: `kafka-why-bot-${cluster}`, ssl: a?.ssl, sasl: a?.sasl })
+      }
+      bot = await startBot(env, {
+        store,
+        settings: { text: config.botYaml, file: config.file },
+        connectAdmin,
+        log: { info: log.info, warn: log.warn, error: (...a: unknown[]) => log.error(a.map(String).join(' ')) },
+      })
       health.bot = { running: true }
     } catch (err) {
       health.bot = { running: false, reason: (err as Error).message }
@@ -349,7 +352,6 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
       await writer.close(2000)
       await Promise.allSettled(admins.map((a) => a.close()))
       await bot?.stop().catch(() => undefined)
-      if (botDir) await rm(botDir, { recursive: true, force: true })
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },

@@ -254,6 +254,32 @@ live:
       await slack.stop()
     }
   })
+
+  it('reports a bad bot setting against the file the operator wrote, and keeps the adapters running', { timeout: 30_000 }, async () => {
+    const config = parseLiveConfig(
+      `
+clusters:
+  lab: { brokers: ["127.0.0.1:9092"], channel: C0LAB }
+digest: { enabled: false, schedule: "every day" }
+live:
+  listen: 127.0.0.1:0
+`,
+      '/etc/kafka-why/prod.yaml',
+    )
+    const store = new MemoryStore()
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} }
+    const env = { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'serve-secret', PORT: '0', HOST: '127.0.0.1' }
+    const service = await startLiveService({ config, store, log: quiet, env })
+    try {
+      const bot = service.health().bot as { running: boolean; reason: string }
+      expect(bot.running).toBe(false)
+      expect(bot.reason).toContain('/etc/kafka-why/prod.yaml: digest.schedule')
+      expect(bot.reason).not.toMatch(/kafka-why-bot-|bot\.yaml/)
+    } finally {
+      await service.stop()
+      await store.close()
+    }
+  })
 })
 
 describe('serve/live-service through a Redis outage', () => {
