@@ -28,10 +28,10 @@ type ParsedCommandArgs<O extends CommandOptions> = ReturnType<typeof parseArgs<{
  * Parses a command's options (positionals allowed, `--help`/`-h` always known). A bad option prints
  * a usage error, `--help` prints the usage; either way the exit code comes back instead of the values.
  */
-export function parseCommandArgs<const O extends CommandOptions>(argv: string[], usage: string, options: O): ParsedCommandArgs<O> | number {
+export function parseCommandArgs<const O extends CommandOptions>(argv: string[], usage: string, options: O, allowPositionals = true): ParsedCommandArgs<O> | number {
   let args: ParsedCommandArgs<O>
   try {
-    args = parseArgs({ args: argv, allowPositionals: true, options: { ...options, ...HELP } }) as ParsedCommandArgs<O>
+    args = parseArgs({ args: argv, allowPositionals, options: { ...options, ...HELP } }) as ParsedCommandArgs<O>
   } catch (err) {
     return usageError((err as Error).message)
   }

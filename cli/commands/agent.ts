@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util'
 import { SignalsTopicProducer } from '../../adapters/admin/signals-topic.js'
 import { HostAgent } from '../../adapters/agent/host-agent.js'
 import { parseInterval } from '../../adapters/agent/parse-interval.js'
 import { SignalWriter, type WriteOutcome } from '../../engine/ingest.js'
 import { openStore } from '../../engine/store/open-store.js'
 import type { Signal } from '../../signals/signal.js'
+import { parseCommandArgs } from '../command-setup.js'
 
 const USAGE = `usage: kafka-why agent --broker <id> --pid <pid|pidfile> [--cluster <name>] [--interval 15s] [--once] [--print]
                        [--topic <signals topic> --bootstrap <host:port,…>]
@@ -17,31 +17,23 @@ reading and exits (1 when the process cannot be read or the reading not stored);
 
 /** `kafka-why agent`: the host agent for one broker. */
 export async function run(argv: string[]): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        broker: { type: 'string' },
-        pid: { type: 'string' },
-        cluster: { type: 'string', default: 'default' },
-        interval: { type: 'string', default: '15s' },
-        once: { type: 'boolean', default: false },
-        print: { type: 'boolean', default: false },
-        topic: { type: 'string' },
-        bootstrap: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values
-  } catch (err) {
-    console.error(`kafka-why agent: ${(err as Error).message}\n\n${USAGE}`)
-    return 2
-  }
-  if (args.help) {
-    console.log(USAGE)
-    return 0
-  }
+  const parsed = parseCommandArgs(
+    argv,
+    USAGE,
+    {
+      broker: { type: 'string' },
+      pid: { type: 'string' },
+      cluster: { type: 'string', default: 'default' },
+      interval: { type: 'string', default: '15s' },
+      once: { type: 'boolean', default: false },
+      print: { type: 'boolean', default: false },
+      topic: { type: 'string' },
+      bootstrap: { type: 'string' },
+    },
+    false,
+  )
+  if (typeof parsed === 'number') return parsed
+  const args = parsed.values
   if (!args.broker || !args.pid) {
     console.error(`kafka-why agent: --broker and --pid are required\n\n${USAGE}`)
     return 2

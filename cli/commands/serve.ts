@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
 import { LiveConfigError, parseLiveConfig } from '../../adapters/live/live-config.js'
 import { startLiveService } from '../../adapters/live/live-service.js'
 import { openStore } from '../../engine/store/open-store.js'
+import { parseCommandArgs } from '../command-setup.js'
 
 const USAGE = `usage: kafka-why serve [--config kafka-why.yaml] [--listen [host:]port] [--no-bot]
 
@@ -14,26 +14,18 @@ The config file defaults to KAFKA_WHY_CONFIG, else ./kafka-why.yaml. SIGTERM or 
 
 /** `kafka-why serve`: the whole product in one process. */
 export async function run(argv: string[]): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        config: { type: 'string' },
-        listen: { type: 'string' },
-        'no-bot': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values
-  } catch (err) {
-    console.error(`kafka-why serve: ${(err as Error).message}\n\n${USAGE}`)
-    return 2
-  }
-  if (args.help) {
-    console.log(USAGE)
-    return 0
-  }
+  const parsed = parseCommandArgs(
+    argv,
+    USAGE,
+    {
+      config: { type: 'string' },
+      listen: { type: 'string' },
+      'no-bot': { type: 'boolean', default: false },
+    },
+    false,
+  )
+  if (typeof parsed === 'number') return parsed
+  const args = parsed.values
   const file = args.config ?? process.env.KAFKA_WHY_CONFIG ?? 'kafka-why.yaml'
   let text: string
   try {
