@@ -210,19 +210,13 @@ function readExpectation(node: unknown, lineOf: (n: unknown) => number, fail: Fa
     fail(node, 'an expectation needs `rule:`')
     return undefined
   }
-  const x: FireExpectation = { rule, line: lineOf(node) }
-  const broker = node.get('broker', true)
-  if (broker !== undefined) x.broker = scalarString(broker)
+  const x: FireExpectation = { rule, line: lineOf(node), ...readScope(node, fail) }
   const rank = node.get('rank', true)
   if (rank !== undefined) {
     const n = isScalar(rank) ? Number(rank.value) : NaN
     if (!Number.isInteger(n) || n < 1) fail(rank, '`rank:` is 1 for the top cause, 2 for the next, …')
     else x.rank = n
   }
-  const sev = readSeverity(node.get('severity', true), fail)
-  if (sev) x.severity = sev
-  const labels = readLabels(node.get('labels', true), fail)
-  if (labels) x.labels = labels
   const between = node.get('between', true)
   if (between !== undefined) {
     const ends = isSeq(between) && between.items.length === 2 ? between.items.map(readTime) : undefined
@@ -240,20 +234,26 @@ function readAbsent(node: unknown, lineOf: (n: unknown) => number, fail: Fail): 
     return undefined
   }
   unknownKeys(node, ABSENT_KEYS, 'an absence', fail)
-  const x: AbsentExpectation = { line: lineOf(node) }
+  const x: AbsentExpectation = { line: lineOf(node), ...readScope(node, fail) }
   const rule = node.get('rule', true)
   if (rule !== undefined) x.rule = scalarString(rule)
-  const broker = node.get('broker', true)
-  if (broker !== undefined) x.broker = scalarString(broker)
-  const sev = readSeverity(node.get('severity', true), fail)
-  if (sev) x.severity = sev
-  const labels = readLabels(node.get('labels', true), fail)
-  if (labels) x.labels = labels
   if (!x.rule && !x.severity) {
     fail(node, 'an absence needs `rule:` or `severity:`')
     return undefined
   }
   return x
+}
+
+/** The fields an expectation and an absence both narrow by: broker, severity and labels. */
+function readScope(node: YAMLMap, fail: Fail): { broker?: string; severity?: Severity; labels?: Record<string, string> } {
+  const scope: { broker?: string; severity?: Severity; labels?: Record<string, string> } = {}
+  const broker = node.get('broker', true)
+  if (broker !== undefined) scope.broker = scalarString(broker)
+  const severity = readSeverity(node.get('severity', true), fail)
+  if (severity) scope.severity = severity
+  const labels = readLabels(node.get('labels', true), fail)
+  if (labels) scope.labels = labels
+  return scope
 }
 
 function unknownKeys(node: YAMLMap, allowed: Set<string>, what: string, fail: Fail): void {
