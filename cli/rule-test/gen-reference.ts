@@ -6,13 +6,14 @@ import { formatCond, signalsOfRule } from '../../dsl/index.js'
 import { loadRules } from '../load-rules.js'
 
 /**
- * The README's reference of every shipped rule, generated from the rule files so it can never drift
- * from them. Run `npx tsx cli/rule-test/gen-reference.ts` after changing a rule (`--check` in CI
- * exits 1 when the README is stale). It rewrites only the block between the generated markers inside
- * the README's rules section.
+ * The reference of every shipped rule in docs/rules.md, generated from the rule files so it can never
+ * drift from them. Run `npx tsx cli/rule-test/gen-reference.ts` after changing a rule (`--check` in CI
+ * exits 1 when the page is stale). It rewrites only the block between the generated markers inside
+ * the page's rules section.
  */
 
-/** Markers of the generated block; the command is in the marker so a reader of the raw README finds it. */
+/** Markers of the generated block; the command is in the marker so a reader of the raw page finds it. */
+export const REFERENCE_PAGE = 'docs/rules.md'
 export const BEGIN = '<!-- generated:rules-reference (npx tsx cli/rule-test/gen-reference.ts) -->'
 export const END = '<!-- /generated:rules-reference -->'
 const SECTION_BEGIN = '<!-- section:rules -->'
@@ -49,7 +50,7 @@ export function renderReference(rules: readonly Rule[], cwd = process.cwd()): st
 export function spliceReference(readme: string, reference: string): string {
   const s = readme.indexOf(SECTION_BEGIN)
   const e = readme.indexOf(SECTION_END)
-  if (s < 0 || e < s) throw new Error(`README has no ${SECTION_BEGIN} … ${SECTION_END} section`)
+  if (s < 0 || e < s) throw new Error(`the page has no ${SECTION_BEGIN} … ${SECTION_END} section`)
   const section = readme.slice(s, e)
   const b = section.indexOf(BEGIN)
   const en = section.indexOf(END)
@@ -67,17 +68,17 @@ async function main(argv: string[]): Promise<number> {
     console.error(`rule files have ${errors.length} errors; run kafka-why lint rules/`)
     return 1
   }
-  const readme = await readFile('README.md', 'utf8')
-  const next = spliceReference(readme, renderReference(rules))
+  const page = await readFile(REFERENCE_PAGE, 'utf8')
+  const next = spliceReference(page, renderReference(rules))
   if (check) {
-    if (next !== readme) {
-      console.error('README rules reference is stale: run npx tsx cli/rule-test/gen-reference.ts')
+    if (next !== page) {
+      console.error(`${REFERENCE_PAGE}: rules reference is stale: run npx tsx cli/rule-test/gen-reference.ts`)
       return 1
     }
     return 0
   }
-  if (next !== readme) await writeFile('README.md', next)
-  console.log(`README.md: reference of ${rules.length} rules ${next === readme ? 'already up to date' : 'rewritten'}`)
+  if (next !== page) await writeFile(REFERENCE_PAGE, next)
+  console.log(`${REFERENCE_PAGE}: reference of ${rules.length} rules ${next === page ? 'already up to date' : 'rewritten'}`)
   return 0
 }
 

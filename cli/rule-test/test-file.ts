@@ -5,7 +5,7 @@ import { readQuantity } from '../../dsl/quantity.js'
 
 /**
  * The rule-test file format (YAML), loaded into plain data with a line number on every test and
- * assertion so a failure points at the line to fix. The format is documented in the README's rules
+ * assertion so a failure points at the line to fix. The format is documented in docs/rules.md's rules
  * section; `rules/tests/*.yaml` are the examples.
  */
 

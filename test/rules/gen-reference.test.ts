@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
 import { loadRules } from '../../cli/load-rules.js'
-import { BEGIN, END, renderReference, spliceReference } from '../../cli/rule-test/gen-reference.js'
+import { BEGIN, END, REFERENCE_PAGE, renderReference, spliceReference } from '../../cli/rule-test/gen-reference.js'
 
 describe('cli/rule-test/gen-reference', () => {
   it('lists every shipped rule with its severity, meaning and signals', async () => {
@@ -18,9 +18,9 @@ describe('cli/rule-test/gen-reference', () => {
     expect(() => spliceReference('# no section\n', 'NEW')).toThrow('no <!-- section:rules -->')
   })
 
-  it('matches the README (regenerate with npx tsx cli/rule-test/gen-reference.ts)', async () => {
+  it('matches docs/rules.md (regenerate with npx tsx cli/rule-test/gen-reference.ts)', async () => {
     const { rules } = await loadRules(['rules/'])
-    const readme = await readFile('README.md', 'utf8')
+    const readme = await readFile(REFERENCE_PAGE, 'utf8')
     expect(spliceReference(readme, renderReference(rules))).toBe(readme)
   })
 })

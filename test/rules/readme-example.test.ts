@@ -5,10 +5,10 @@ import { loadRules } from '../../cli/load-rules.js'
 import { runCase } from '../../cli/rule-test/run-case.js'
 import { parseTestFile } from '../../cli/rule-test/test-file.js'
 
-/** The rule-test example in the README's rules section is a real test file that passes. */
-describe('README.md', () => {
+/** The rule-test example in the docs' rules section is a real test file that passes. */
+describe('docs/rules.md', () => {
   it('shows a rule-test file that loads and passes as if it were rules/tests/example.yaml', async () => {
-    const readme = await readFile('README.md', 'utf8')
+    const readme = await readFile('docs/rules.md', 'utf8')
     const section = readme.slice(readme.indexOf('<!-- section:rules -->'), readme.indexOf('<!-- /section:rules -->'))
     const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1]
     expect(example).toBeDefined()
