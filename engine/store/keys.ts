@@ -20,6 +20,8 @@ import type { Signal } from '../../signals/signal.js'
  * | `P diagnoses` | stream | capped (XADD MAXLEN ~) diagnosis history |
  * | `P audit` | stream | capped audit trail |
  * | `P lock:<name>` | string | lease owner, with a PX expiry |
+ * | `P pending:{pending}:<id>` | hash | a pending configuration change; `state` raw, `record` JSON; PX expiry |
+ * | `P once:<token>` | string | a token seen once (signed request replay cache), with a PX expiry |
  *
  * All keys of one broker share its hash tag, so on Redis Cluster they live on one shard and a Lua
  * script may touch several of them. Alert and silence keys share their own tags for the same reason.
@@ -75,6 +77,8 @@ export function createKeys(prefix: string) {
     diagnoses: () => `${prefix}diagnoses`,
     audit: () => `${prefix}audit`,
     lock: (name: string) => `${prefix}lock:${name}`,
+    pending: (id: string) => `${prefix}pending:{pending}:${escapePart(id)}`,
+    once: (token: string) => `${prefix}once:${escapePart(token)}`,
   }
 }
 

@@ -16,6 +16,7 @@ export type ScriptCommands = {
   timeTrim(signalKey: string, namesKey: string, before: number, name: string): Promise<number>
   lockAcquire(lockKey: string, owner: string, ttlMs: number): Promise<number>
   lockRelease(lockKey: string, owner: string): Promise<number>
+  pendingTransition(pendingKey: string, expected: string, state: string, record: string, ttlMs: number): Promise<number>
   silencesActive(silencesKey: string, expiryKey: string, now: number): Promise<(string | null)[]>
 }
 

@@ -8,6 +8,8 @@ import type {
   AppendResult,
   AuditRecord,
   BrokerRef,
+  PendingChange,
+  PendingChangeState,
   SignalQuery,
   Silence,
   Store,
@@ -74,6 +76,8 @@ export class MemoryStore implements Store {
   private diagnoses: StoredDiagnosis[] = []
   private audit: AuditRecord[] = []
   private readonly locks = new Map<string, { owner: string; timer: NodeJS.Timeout }>()
+  private readonly pending = new Map<string, { record: PendingChange; timer: NodeJS.Timeout }>()
+  private readonly seen = new Map<string, NodeJS.Timeout>()
   private readonly diagnosesCap: number
   private readonly auditCap: number
 
@@ -227,6 +231,31 @@ export class MemoryStore implements Store {
     return this.audit.slice(-limit).reverse().map((r) => ({ ...r }))
   }
 
+  async transitionPendingChange(expected: PendingChangeState | undefined, next: PendingChange, ttlMs: number): Promise<boolean> {
+    const held = this.pending.get(next.id)
+    if (held?.record.state !== expected) return false
+    if (held) clearTimeout(held.timer)
+    const timer = setTimeout(() => {
+      if (this.pending.get(next.id)?.timer === timer) this.pending.delete(next.id)
+    }, ttlMs)
+    timer.unref()
+    this.pending.set(next.id, { record: structuredClone(withoutUndefined(next)), timer })
+    return true
+  }
+
+  async getPendingChange(id: string): Promise<PendingChange | undefined> {
+    const held = this.pending.get(id)
+    return held ? structuredClone(held.record) : undefined
+  }
+
+  async claimOnce(token: string, ttlMs: number): Promise<boolean> {
+    if (this.seen.has(token)) return false
+    const timer = setTimeout(() => this.seen.delete(token), ttlMs)
+    timer.unref()
+    this.seen.set(token, timer)
+    return true
+  }
+
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const held = this.locks.get(name)
     if (held && held.owner !== owner) return false
@@ -249,6 +278,10 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     for (const { timer } of this.locks.values()) clearTimeout(timer)
     this.locks.clear()
+    for (const { timer } of this.pending.values()) clearTimeout(timer)
+    this.pending.clear()
+    for (const timer of this.seen.values()) clearTimeout(timer)
+    this.seen.clear()
   }
 }
 

@@ -12,6 +12,8 @@ import type {
   AppendResult,
   AuditRecord,
   BrokerRef,
+  PendingChange,
+  PendingChangeState,
   SignalQuery,
   Silence,
   Store,
@@ -440,6 +442,24 @@ export class RedisStore implements Store {
       const entries = await this.redis.xrevrange(this.keys.audit(), '+', '-', 'COUNT', limit)
       return entries.map(([, fields]) => JSON.parse(fields[1]) as AuditRecord)
     })
+  }
+
+  async transitionPendingChange(expected: PendingChangeState | undefined, next: PendingChange, ttlMs: number): Promise<boolean> {
+    return this.run(async () => {
+      const won = await this.redis.pendingTransition(this.keys.pending(next.id), expected ?? '', next.state, JSON.stringify(withoutUndefined(next)), Math.max(1, Math.round(ttlMs)))
+      return won === 1
+    })
+  }
+
+  async getPendingChange(id: string): Promise<PendingChange | undefined> {
+    return this.run(async () => {
+      const record = await this.redis.hget(this.keys.pending(id), 'record')
+      return record === null ? undefined : (JSON.parse(record) as PendingChange)
+    })
+  }
+
+  async claimOnce(token: string, ttlMs: number): Promise<boolean> {
+    return this.run(async () => (await this.redis.set(this.keys.once(token), '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) === 'OK')
   }
 
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {

@@ -74,6 +74,35 @@ export type AuditRecord = {
   detail?: string
 }
 
+/** Where a configuration change stands; only `requested` and `confirmed` may still move. */
+export type PendingChangeState = 'requested' | 'confirmed' | 'applying' | 'applied' | 'cancelled' | 'failed' | 'refused'
+
+/**
+ * A configuration change waiting for Confirm/Approve, held by the store so a button carries only its
+ * id: everything a click could forge (requester, key, value, risk) is read from here.
+ */
+export type PendingChange = {
+  id: string
+  cluster: string
+  topic: string
+  op: 'set' | 'reset'
+  key: string
+  value?: string
+  /** The value shown to the requester; the change is refused if it differs at apply time. */
+  before: string | null
+  requestedBy: string
+  channel: string
+  /** Computed from the config when the change was requested. */
+  risky: boolean
+  state: PendingChangeState
+  confirmedBy?: string
+  /** Who moved it to its final state (applied, cancelled, refused). */
+  decidedBy?: string
+  createdAt: number
+  /** After this a click is refused; the record itself lingers for the store's TTL so a late click is told why. */
+  expiresAt: number
+}
+
 export type StoredDiagnosis = { at: number; cluster: string; broker: string; ruleId: string; severity: string; cause: string }
 
 export interface Store {
@@ -114,6 +143,19 @@ export interface Store {
 
   appendAudit(r: AuditRecord): Promise<void>
   listAudit(limit: number): Promise<AuditRecord[]>
+
+  /**
+   * Compare-and-set of a pending change: writes `next` only if the stored state is still `expected`
+   * (undefined = absent), and keeps it `ttlMs` from now. Two clicks racing on one change: one wins.
+   */
+  transitionPendingChange(expected: PendingChangeState | undefined, next: PendingChange, ttlMs: number): Promise<boolean>
+  getPendingChange(id: string): Promise<PendingChange | undefined>
+
+  /**
+   * Records `token` for `ttlMs`; true only for the first caller while it is held. Signed Slack
+   * requests pass through here, so each is accepted once across every replica on the store.
+   */
+  claimOnce(token: string, ttlMs: number): Promise<boolean>
 
   /** A lease lock (one replica posts the digest). True when `owner` now holds it. */
   acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean>

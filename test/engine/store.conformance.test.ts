@@ -10,7 +10,7 @@ import { MemoryStore, type StoreCaps } from '../../engine/store/memory-store.js'
 import { RedisStore } from '../../engine/store/redis-store.js'
 import { createKeys } from '../../engine/store/keys.js'
 import { openStore } from '../../engine/store/open-store.js'
-import type { AlertRecord, Store } from '../../engine/store/store.js'
+import type { AlertRecord, PendingChange, Store } from '../../engine/store/store.js'
 import { deletePrefix, TEST_REDIS_URL as REDIS_URL } from '../support/redis-prefix.js'
 
 // Every Store implementation must pass this one suite. RedisStore runs against the real Redis on
@@ -358,6 +358,40 @@ describe('engine/store', () => {
       const other = await h.replica()
       const both = await Promise.all([store.acquireLock('other', 'x', 10_000), other.acquireLock('other', 'y', 10_000)])
       expect(both.filter(Boolean)).toHaveLength(1)
+    })
+
+    it('moves a pending change by compare-and-set: one of two racing clicks wins, a used change stays used', async () => {
+      const p: PendingChange = { id: 'chg-1', cluster: 'prod', topic: 'orders', op: 'set', key: 'retention.ms', value: '1', before: '2', requestedBy: 'U1', channel: 'C1', risky: true, state: 'requested', createdAt: 1000, expiresAt: 901_000 }
+      expect(await store.getPendingChange('chg-1')).toBeUndefined()
+      expect(await store.transitionPendingChange(undefined, p, 10_000)).toBe(true)
+      expect(await store.transitionPendingChange(undefined, { ...p, requestedBy: 'U2' }, 10_000)).toBe(false)
+      expect(await store.getPendingChange('chg-1')).toEqual(p)
+      const other = await h.replica()
+      const confirmed = { ...p, state: 'confirmed' as const, confirmedBy: 'U1' }
+      const cancelled = { ...p, state: 'cancelled' as const, decidedBy: 'U3' }
+      const race = await Promise.all([store.transitionPendingChange('requested', confirmed, 10_000), other.transitionPendingChange('requested', cancelled, 10_000)])
+      expect(race.filter(Boolean)).toHaveLength(1)
+      const stored = await store.getPendingChange('chg-1')
+      expect(stored).toEqual(race[0] ? confirmed : cancelled)
+      expect(await store.transitionPendingChange('requested', confirmed, 10_000)).toBe(false)
+    })
+
+    it('forgets a pending change after its time to live', async () => {
+      const p: PendingChange = { id: 'chg:{2}', cluster: 'prod', topic: 'orders', op: 'reset', key: 'segment.ms', before: '100', requestedBy: 'U1', channel: 'C1', risky: false, state: 'requested', createdAt: 1000, expiresAt: 2000 }
+      expect(await store.transitionPendingChange(undefined, p, 150)).toBe(true)
+      expect((await store.getPendingChange('chg:{2}'))?.key).toBe('segment.ms')
+      await sleep(300)
+      expect(await store.getPendingChange('chg:{2}')).toBeUndefined()
+    })
+
+    it('claims a token once across replicas until its time to live ends', async () => {
+      const other = await h.replica()
+      const first = await Promise.all([store.claimOnce('v0=abc', 200), other.claimOnce('v0=abc', 200)])
+      expect(first.filter(Boolean)).toHaveLength(1)
+      expect(await store.claimOnce('v0=abc', 200)).toBe(false)
+      expect(await store.claimOnce('v0=abd', 200)).toBe(true)
+      await sleep(350)
+      expect(await store.claimOnce('v0=abc', 200)).toBe(true)
     })
 
     it('lets a lock lapse when its holder stops renewing', async () => {
