@@ -11,8 +11,8 @@ export const DOCS_END = '<!-- corpus:generated:end -->'
 
 function result(o: CaseOutcome): string {
   if (o.loadError) return 'load error'
-  if (o.gap) return o.healthy ? 'quiet (no signals)' : 'no signals'
-  if (o.healthy) return o.ok ? 'quiet' : `raised ${o.alarms.join(', ')}`
+  if (o.gap) return 'no signals'
+  if (o.healthy) return o.ok ? (o.signals === 0 ? 'quiet (no signals)' : 'quiet') : `raised ${o.alarms.join(', ')}`
   return o.got ?? '(no cause)'
 }
 
