@@ -34,7 +34,13 @@ export async function run(argv: string[]): Promise<number> {
   if (!existsSync(root)) return usageError(`no such corpus directory: ${root}`)
   const loaded = await loadRuleSet(args.values.rules as string)
   if ('error' in loaded) return reportRuleErrors(loaded.error)
-  const report = await runCorpus(root, loaded.rules)
+  let report
+  try {
+    report = await runCorpus(root, loaded.rules)
+  } catch (err) {
+    console.error(`kafka-why corpus: ${(err as Error).message}`)
+    return 1
+  }
   if (args.values.json) console.log(JSON.stringify(report, null, 2))
   else console.log(renderCorpusText(report))
   const docs = args.values.docs as string | undefined

@@ -84,7 +84,12 @@ export async function readKnownGaps(root: string): Promise<KnownGaps> {
   } catch {
     return {}
   }
-  const doc = YAML.parse(text) as unknown
+  let doc: unknown
+  try {
+    doc = YAML.parse(text)
+  } catch (err) {
+    throw new Error(`${file}: ${(err as Error).message.split('\n')[0]}`)
+  }
   if (doc === null || doc === undefined) return {}
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`${file}: expected a mapping of case id to reason`)
   const gaps: KnownGaps = {}
