@@ -1,0 +1,261 @@
+import type { Draft, Matcher } from './matchers.js'
+import type { LogFormat } from './types.js'
+
+/**
+ * Matcher rows for failure modes the first table did not cover: threads that die, unclean restarts and
+ * long log recovery, follower truncation, cluster-id and listener mistakes, TLS/SASL failures, KRaft
+ * quorum moves, and the distinctive lines of known Kafka bugs. Each row names the Kafka versions and
+ * source class whose wording it matches (checked against the sources jars on Maven Central); they are
+ * spliced into MATCHERS after the Kafka rows.
+ */
+
+const KAFKA: readonly LogFormat[] = ['kafka']
+const KAFKA_CLIENT: readonly LogFormat[] = ['kafka', 'client']
+
+/** "orders-3" → topic and partition (topics may contain dashes; the partition is last). */
+function topicPartition(text: string | undefined): { topic: string; partition: string } | undefined {
+  const m = text ? /^(.+)-(\d+)$/.exec(text) : null
+  return m ? { topic: m[1], partition: m[2] } : undefined
+}
+
+/** A signal labelled with the topic and partition it names, when the text names one. */
+function withPartition(name: string, text: string | undefined, extra: Record<string, string> = {}, value?: number): Draft {
+  const p = topicPartition(text)
+  const labels = { ...(p ?? {}), ...extra }
+  return { name, ...(value !== undefined ? { value } : {}), ...(Object.keys(labels).length ? { labels } : {}) }
+}
+
+/**
+ * The job of a Kafka thread from its name, so a rule can tell a dead log cleaner (compaction stops, disks
+ * fill) from a dead replica fetcher (a follower stops replicating) without knowing every numbering scheme.
+ */
+export function threadKind(name: string): string {
+  if (/log-cleaner/.test(name)) return 'log-cleaner'
+  if (/^ReplicaFetcher/.test(name)) return 'replica-fetcher'
+  if (/^ReplicaAlterLogDirs/.test(name)) return 'alter-log-dirs'
+  if (/ExpirationReaper|Reaper/.test(name)) return 'purgatory-reaper'
+  if (/request-handler/.test(name)) return 'request-handler'
+  if (/network-thread|Processor/.test(name)) return 'network'
+  if (/controller-event-thread|Controller/.test(name)) return 'controller'
+  if (/kafka-scheduler/.test(name)) return 'scheduler'
+  return 'other'
+}
+
+/** Known-bug wording: an id a rule filters on (`log.signature{id="…"}`), the literal and the pattern. */
+type Signature = { id: string; literal: string; re: RegExp }
+
+/**
+ * Lines that name one bug each. Kept as data so the known-issue rules and their docs read the same ids.
+ * Sources: LogCleaner/LogSegment/OffsetIndex/Log/Replica in kafka_2.11 0.10.2.2, kafka_2.12 1.1.1,
+ * kafka_2.13 2.8.2 and 3.9.1, and the JIRA issues the rules cite.
+ */
+export const SIGNATURES: readonly Signature[] = [
+  // Kafka 0.9-0.10.0 LogCleaner (KAFKA-3894): "N messages in segment t-p/000.log but offset map can fit
+  // only M. You can increase log.cleaner.dedupe.buffer.size or decrease log.cleaner.threads".
+  { id: 'cleaner-offset-map-full', literal: 'but offset map can fit only', re: /messages in segment \S+ but offset map can fit only \d+/ },
+  // Kafka 0.10-1.x LogSegment.append (KAFKA-5413 when the cleaner hits it): "largest offset in message set
+  // can not be safely converted to relative offset."
+  { id: 'relative-offset-overflow', literal: 'can not be safely converted to relative offset', re: /largest offset in message set can not be safely converted to relative offset/ },
+  // Kafka 0.10-3.x OffsetIndex/TimeIndex (KAFKA-4497 in the cleaner): "Attempt to append an offset (N) to
+  // position|slot N no larger than the last offset appended (N) to /path".
+  { id: 'index-append-not-larger', literal: 'no larger than the last offset appended', re: /Attempt to append an offset \(\d+\) to (?:position|slot) \d+ no larger than the last offset appended/ },
+  // Kafka 1.0-3.x Replica/Log maybeIncrementLogStartOffset (KAFKA-7104 on followers): "Cannot increment the
+  // log start offset to N of partition t-p since it is larger than the high watermark M".
+  { id: 'log-start-beyond-hw', literal: 'since it is larger than the high watermark', re: /Cannot increment the log start offset to \d+ of partition \S+ since it is larger than the high watermark/ },
+  // Kafka 1.0-1.1 Log.roll (KAFKA-6388): "Trying to roll a new log segment for topic partition t-p with
+  // start offset N while it already exists."
+  { id: 'roll-existing-segment', literal: 'Trying to roll a new log segment', re: /Trying to roll a new log segment for topic partition \S+ with start offset \d+ while it already exists/ },
+  // Kafka 3.6.0 clients ChunkedBytesStream (KAFKA-15653): a NullPointerException whose stack runs through
+  // org.apache.kafka.common.utils.ChunkedBytesStream while the broker decompresses a produce batch.
+  { id: 'chunked-bytes-stream-npe', literal: 'ChunkedBytesStream', re: /at org\.apache\.kafka\.common\.utils\.ChunkedBytesStream\./ },
+]
+
+/** The rows; numbered F1… so comments and tests can name them. */
+export const FAILURE_MATCHERS: readonly Matcher[] = [
+  // F1. Kafka 0.9-3.x ShutdownableThread "[kafka-log-cleaner-thread-0]: Error due to" (0.9-1.0 logIdent
+  //     "[name]: "), 1.1-3.x fetchers "[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error due to";
+  //     clients 0.10-4.x KafkaThread "Uncaught exception in thread 'name':". The thread is gone after it.
+  {
+    literals: ['Error due to', 'Uncaught exception in thread'],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /^\[([^\]]+?)\]:? Error due to$|Uncaught exception in thread '([^']+)':/,
+    build: (m) => {
+      const thread = m[1] ?? m[2]
+      return { name: 'thread.died', labels: { thread, kind: threadKind(thread) } }
+    },
+  },
+  // F2. Kafka 2.0-2.8 LogManager "Attempting recovery for all logs in /d since no clean shutdown file was
+  //     found"; 3.0-4.x "Recovering N logs from /d since no clean shutdown file was found": the previous
+  //     process ended without its shutdown (SIGKILL, the OOM killer, a probe, power loss).
+  {
+    literals: ['no clean shutdown file was found'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /(?:Attempting recovery for all logs in|Recovering \d+ logs from) (\S+) since no clean shutdown file was found/,
+    build: (m) => ({ name: 'log.unclean_shutdown', labels: { dir: m[1] } }),
+  },
+  // F3. Kafka 0.10-1.1 LogManager "Logs loading complete in N ms."; 2.0-4.x "Loaded N logs in Mms." (3.x may
+  //     append " (unclean log dirs = …)"): how long loading (and recovering) the logs took at start.
+  {
+    literals: ['Logs loading complete in', 'logs in '],
+    scope: 'message',
+    formats: KAFKA,
+    re: /^Logs loading complete in (\d+) ms\.|^Loaded \d+ logs in (\d+)ms/,
+    build: (m) => ({ name: 'log.load_time', value: Number(m[1] ?? m[2]) }),
+  },
+  // F4. Kafka 0.10-3.x Log/LogLoader "Found a corrupted index file corresponding to log file
+  //     /d/t-p/000.log due to Corrupt index found, …}, recovering segment and rebuilding index files…".
+  {
+    literals: ['Found a corrupted index file'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Found a corrupted index file(?: corresponding to log file ?\S*\/([^/\s]+)\/\d+\.log)?/,
+    build: (m) => withPartition('log.index_corrupt', m[1]),
+  },
+  // F5. Kafka 2.1-4.x LogCleaner "Unexpected exception thrown when cleaning log Log(…). Marking its
+  //     partition (t-p) as uncleanable": compaction of that partition stops until the broker restarts.
+  {
+    literals: ['as uncleanable'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Marking its partition \((\S+)\) as uncleanable/,
+    build: (m) => withPartition('log.uncleanable', m[1]),
+  },
+  // F6. Kafka 0.10-3.x ReplicaFetcherThread/AbstractFetcherThread "Reset fetch offset for partition t-p from
+  //     X to current leader's latest offset Y": the follower had records the new leader does not, and cut
+  //     them off (after an unclean election, or a leader that lost its tail). Value = records dropped.
+  {
+    literals: ["to current leader's latest offset"],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Reset fetch offset for partition (\S+) from (\d+) to current leader's latest offset (\d+)/,
+    build: (m) => withPartition('replica.truncated', m[1], {}, Math.max(0, Number(m[2]) - Number(m[3]))),
+  },
+  // F7. Kafka 0.10-1.x "Reset fetch offset for partition t-p from X to current leader's start offset Y";
+  //     2.0-3.x "Truncate fully and reset fetch offset for partition t-p from X to the current leader's
+  //     start offset Y …": the follower fell behind the leader's retention.
+  {
+    literals: ["current leader's start offset"],
+    scope: 'message',
+    formats: KAFKA,
+    re: /(?:Truncate fully and reset|Reset) fetch offset for partition (\S+) from \d+ to (?:the )?current leader's start offset/,
+    build: (m) => withPartition('replica.behind_log_start', m[1]),
+  },
+  // F8. Kafka 0.10-2.x ReplicaFetcherThread FATAL "Exiting because log truncation is not allowed for
+  //     partition t-p, current leader's latest offset X is less than replica's latest offset Y" (0.8-0.9
+  //     "Halting because log truncation is not allowed for topic …").
+  {
+    literals: ['log truncation is not allowed'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /(?:Exiting|Halting) because log truncation is not allowed for (?:partition|topic) (\S+?),/,
+    build: (m) => withPartition('replica.truncation_refused', m[1]),
+  },
+  // F9. Kafka 1.1-4.x AbstractFetcherThread "Current offset X for partition t-p is out of range, which
+  //     typically implies a leader change. Reset fetch offset to Y".
+  {
+    literals: ['is out of range, which typically implies a leader change'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Current offset \d+ for partition (\S+) is out of range, which typically implies a leader change/,
+    build: (m) => withPartition('replica.out_of_range', m[1]),
+  },
+  // F10. Kafka 2.4-3.x KafkaServer InconsistentClusterIdException "The Cluster ID X doesn't match stored
+  //      clusterId Some(Y) in meta.properties. The broker is trying to join the wrong cluster."; 3.7-4.x
+  //      MetaPropertiesEnsemble "Invalid cluster.id in: /d/meta.properties. Expected X, but read Y".
+  {
+    literals: ["doesn't match stored clusterId", 'Invalid cluster.id in: '],
+    scope: 'record',
+    formats: KAFKA,
+    re: /The Cluster ID (\S+) doesn't match stored clusterId (?:Some\()?([^)\s]+)\)?|Invalid cluster\.id in: \S+\. Expected (\S+), but read (\S+)/,
+    build: (m) => ({ name: 'broker.cluster_id_mismatch', labels: { expected: (m[1] ?? m[4]).replace(/,$/, ''), stored: (m[2] ?? m[3]).replace(/,$/, '') } }),
+  },
+  // F11. Kafka 1.1-3.x KafkaZkClient$CheckedEphemeral "Error while creating ephemeral at /brokers/ids/1, node
+  //      already exists and owner 'X' does not match current session 'Y'": after a session expiry the old
+  //      session's registration is still there (or another broker has the same broker.id).
+  {
+    literals: ['Error while creating ephemeral at'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Error while creating ephemeral at (\S+?), node already exists and owner/,
+    build: (m) => ({ name: 'zk.ephemeral_conflict', labels: { path: m[1] } }),
+  },
+  // F12. Kafka 2.7-2.8 AlterIsrManager, 3.0-3.x AlterPartitionManager "Broker had a stale broker epoch (N),
+  //      retrying.": the controller holds a newer registration of this broker than its own requests carry.
+  {
+    literals: ['stale broker epoch'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Broker had a stale broker epoch \((-?\d+)\)/,
+    build: () => ({ name: 'broker.stale_epoch' }),
+  },
+  // F13. Kafka 2.8-4.x raft QuorumState "Completed transition to CandidateState(localId=1, …) from …"
+  //      (Leader(…), FollowerState(…), Unattached(…), Voted(…), ResignedState(…)): a KRaft voter changed role.
+  {
+    literals: ['Completed transition to '],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Completed transition to (Candidate|Leader|Follower|Unattached|Voted|Resigned|Prospective)\w*\(/,
+    build: (m) => ({ name: 'kraft.quorum_transition', labels: { state: m[1].toLowerCase() } }),
+  },
+  // F14. Kafka 2.0-4.x Selector "Failed authentication with /10.0.0.5 (SSL handshake failed)" or "(Authentication
+  //      failed: Invalid username or password)" and "Failed re-authentication with …" (2.2+).
+  {
+    literals: ['authentication with '],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /Failed (?:re-)?authentication with (\S+) \((.*)\)$/,
+    build: (m) => ({ name: 'auth.failed', labels: { from: m[1].replace(/^\//, ''), kind: /SSL|handshake/i.test(m[2]) ? 'tls' : 'sasl' } }),
+  },
+  // F15. The JDK's certificate expiry: sun.security.x509 "java.security.cert.CertificateExpiredException:
+  //      NotAfter: <date>" inside an SSLHandshakeException stack, and the TLS alert the peer sends,
+  //      "Received fatal alert: certificate_expired" (JDK 8-21 SSLEngine).
+  {
+    literals: ['CertificateExpiredException', 'certificate_expired'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /CertificateExpiredException|Received fatal alert: certificate_expired/,
+    build: () => ({ name: 'tls.cert_expired' }),
+  },
+  // F16. Clients 1.0-2.x NetworkClient "Connection to node N could not be established. Broker may not be
+  //      available." (2.1+ names the address: "Connection to node 1 (kafka-1/10.0.0.7:9092) …"); 3.x-4.x
+  //      "… Node may not be available.". Node ids below 0 are bootstrap addresses, others advertised ones.
+  {
+    literals: ['could not be established'],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /Connection to node (-?\d+)(?: \(([^)]*)\))? could not be established/,
+    build: (m) => ({ name: 'client.connect_failed', labels: { node: m[1], ...(m[2] ? { address: m[2] } : {}), via: Number(m[1]) < 0 ? 'bootstrap' : 'advertised' } }),
+  },
+  // F17. Clients and brokers 2.1-4.x (KIP-320): errors FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH and their
+  //      exceptions FencedLeaderEpochException / UnknownLeaderEpochException, by name as Errors and the
+  //      consumer's Fetcher / OffsetFetcher log them ("… for partition t-p …").
+  {
+    literals: ['LEADER_EPOCH', 'LeaderEpochException'],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /(FENCED|UNKNOWN)_LEADER_EPOCH|(Fenced|Unknown)LeaderEpochException/,
+    build: (m, r) => withPartition('client.leader_epoch_error', /partition (\S+?)[,.:]?(?:\s|$)/.exec(r.header.message)?.[1], { kind: (m[1] ?? m[2]).toLowerCase() }),
+  },
+  // F18. Clients 2.1-4.x FetchSessionHandler "Node N was unable to process the fetch request with
+  //      (sessionId=X, epoch=Y): INVALID_FETCH_SESSION_EPOCH." (or FETCH_SESSION_ID_NOT_FOUND).
+  {
+    literals: ['was unable to process the fetch request with'],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /Node (\d+) was unable to process the fetch request with \(sessionId=\d+, epoch=-?\d+\): (\w+)/,
+    build: (m) => ({ name: 'fetch.session_error', labels: { node: m[1], error: m[2] } }),
+  },
+  // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
+  {
+    literals: SIGNATURES.map((s) => s.literal),
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: new RegExp(SIGNATURES.map((s) => `(${s.re.source})`).join('|')),
+    build: (m) => {
+      const i = SIGNATURES.findIndex((_s, k) => m[k + 1] !== undefined)
+      return i < 0 ? undefined : { name: 'log.signature', labels: { id: SIGNATURES[i].id } }
+    },
+  },
+]
