@@ -48,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
     const existing = existsSync(docs) ? await readFile(docs, 'utf8') : '# Real-incident corpus\n'
     await writeFile(docs, spliceDocs(existing, renderCorpusDocs(report, headCommit())))
   }
-  const broken = report.cases.some((c) => c.loadError) || report.caseErrors.length > 0
+  const broken = report.cases.some((c) => c.loadError) || report.caseErrors.length > 0 || report.staleGaps.length > 0
   return broken ? 1 : 0
 }
 

@@ -40,6 +40,8 @@ export function renderCorpusText(r: CorpusReport): string {
     lines.push(`known gaps (no signals yet): ${gaps.length}`)
     for (const [id, why] of gaps) lines.push(`  ${id}: ${why}`)
   }
+  for (const id of r.closedGaps) lines.push(`gap closed: ${id} now yields signals; remove it from known-gaps.yaml`)
+  for (const id of r.staleGaps) lines.push(`stale gap: known-gaps.yaml names ${id}, which is not a case`)
   const broken = r.cases.filter((o) => o.loadError)
   for (const o of broken) lines.push(`load error: ${o.id}: ${o.loadError}`)
   for (const e of r.caseErrors) lines.push(`case error: ${e.file}: ${e.message}`)

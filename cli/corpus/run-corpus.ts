@@ -58,6 +58,10 @@ export type CorpusReport = {
   gaps: KnownGaps
   /** Distinct failure modes with at least one case. */
   modes: number
+  /** known-gaps.yaml entries naming no case directory (typos or removed cases). */
+  staleGaps: string[]
+  /** known-gaps.yaml entries whose case now yields signals: the entry can be removed. */
+  closedGaps: string[]
 }
 
 const ALARM: ReadonlySet<Severity> = new Set<Severity>(['warning', 'critical'])
@@ -145,7 +149,10 @@ export async function runCorpus(root: string, rules: readonly Rule[]): Promise<C
   }
   const listed: KnownGaps = {}
   for (const o of outcomes) if (o.gap) listed[o.id] = o.gap
-  return { root, cases: outcomes, caseErrors: errors, byMode, overall, healthy, gaps: listed, modes: Object.keys(byMode).length }
+  const ids = new Set(cases.map((c) => c.id))
+  const staleGaps = Object.keys(gaps).filter((id) => !ids.has(id))
+  const closedGaps = outcomes.filter((o) => gaps[o.id] !== undefined && o.signals > 0).map((o) => o.id)
+  return { root, cases: outcomes, caseErrors: errors, byMode, overall, healthy, gaps: listed, modes: Object.keys(byMode).length, staleGaps, closedGaps }
 }
 
 /** Fraction right as a percentage with one decimal, "–" for an empty group. */
