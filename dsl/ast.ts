@@ -32,7 +32,19 @@ export type LabelMatcher = { name: string; op: LabelOp; value: string; span: Spa
 export type Atom = { signal: string; labels: LabelMatcher[]; span: Span }
 
 export type CompareOp = '>' | '>=' | '<' | '<=' | '==' | '!='
-export type Comparison = { op: CompareOp; value: Quantity }
+
+/**
+ * The right side of `gc.pause > 33% of zk.session_timeout_limit`: a fact of the same broker, read at
+ * each event's time, because what decides an outcome is often the broker's own setting, not a
+ * number the rule author guessed.
+ */
+export type FactRef = { signal: string; span: Span }
+
+/**
+ * `> 2s` compares with a literal. With `of`, the threshold is a share of a fact: `value` is then the
+ * share (a ratio; `> zk.session_timeout_limit` has a share of 100% written as '') and `of` the fact.
+ */
+export type Comparison = { op: CompareOp; value: Quantity; of?: FactRef }
 
 /**
  * A stream condition: the events of `atom`, kept only where the comparison holds.

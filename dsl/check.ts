@@ -3,7 +3,7 @@ import { formatValue, type Dimension } from '../signals/units.js'
 import type { Atom, Comparison, Cond, Rule, Span, Text } from './ast.js'
 import type { Diagnostic } from './diagnostics.js'
 import { PLAIN_DIMENSION, readQuantity, unitsOf } from './quantity.js'
-import { formatCond } from './format-cond.js'
+import { formatComparison, formatCond } from './format-cond.js'
 import { closest } from './suggest.js'
 import { diagnostic } from './to-ast.js'
 
@@ -80,6 +80,38 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
     }
   }
 
+  // `gc.pause > 33% of zk.session_timeout_limit`: the named fact must exist, be a fact, and share the
+  // left side's unit; the share must be a percentage.
+  const factComparison = (cmp: Comparison, left: CatalogueEntry | undefined, subject: string) => {
+    const ref = cmp.of!
+    const entry = lookupSignal(ref.signal)
+    placeholderNames.add(ref.signal)
+    if (!entry) {
+      const facts = SIGNAL_NAMES.filter((n) => lookupSignal(n)?.kind === 'fact')
+      const near = closest(ref.signal, facts) ?? closest(ref.signal, SIGNAL_NAMES)
+      out.push(diagnostic('DSL012', `unknown signal '${ref.signal}'`, ref.span, { hint: near ? `did you mean '${near}'?` : 'facts are listed in signals/catalogue.ts', suggestion: near }))
+      return
+    }
+    if (entry.kind !== 'fact') {
+      out.push(
+        diagnostic('DSL029', `${subject} is compared with ${ref.signal}, ${entry.kind === 'event' ? 'an' : 'a'} ${entry.kind}; only a fact has one value to compare with`, ref.span, {
+          hint: entry.kind === 'event' ? `relate two events in time instead: ${subject} within 5s of ${ref.signal}` : 'compare with a fact (config.*, broker.version, a *_limit) or a literal such as 2s',
+        }),
+      )
+      return
+    }
+    if (cmp.value.text !== '' && !Number.isNaN(cmp.value.value) && cmp.value.dimension !== 'ratio') {
+      out.push(diagnostic('DSL014', `the share of ${ref.signal} must be a percentage, but '${cmp.value.text}' is ${describe(cmp.value.dimension)}`, cmp.value.span, { hint: `write e.g. '${subject} > 33% of ${ref.signal}'` }))
+    }
+    if (left && left.unit !== entry.unit) {
+      out.push(
+        diagnostic('DSL028', `${subject} is ${describe(left.unit)} but ${ref.signal} is ${describe(entry.unit)}`, ref.span, {
+          hint: `compare ${subject} with a fact in the same unit (${unitsOf(left.unit)})`,
+        }),
+      )
+    }
+  }
+
   const temporalOperand = (kind: 'stream', cond: Cond) => {
     if (cond.kind !== kind) return
     const entry = lookupSignal(cond.atom.signal)
@@ -94,9 +126,10 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
         const entry = signal(cond.atom)
         if (cond.compare && entry) {
           if (entry.unit === 'none') {
-            out.push(diagnostic('DSL015', `${cond.atom.signal} is an event without a value; it cannot be compared with '${cond.compare.value.text}'`, cond.compare.value.span, { hint: `drop the comparison, or count it: count(${cond.atom.signal}) over 10m > 3` }))
-          } else compare(cond.compare, entry.unit, cond.atom.signal)
-        }
+            out.push(diagnostic('DSL015', `${cond.atom.signal} is an event without a value; it cannot be compared with '${formatComparison(cond.compare)}'`, cond.compare.of?.span ?? cond.compare.value.span, { hint: `drop the comparison, or count it: count(${cond.atom.signal}) over 10m > 3` }))
+          } else if (cond.compare.of) factComparison(cond.compare, entry, cond.atom.signal)
+          else compare(cond.compare, entry.unit, cond.atom.signal)
+        } else if (cond.compare?.of) factComparison(cond.compare, undefined, cond.atom.signal)
         if (cond.forText !== undefined) {
           const forSpan = cond.forSpan ?? cond.span
           duration(cond.forText, forSpan, "'for'")

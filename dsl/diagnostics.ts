@@ -48,6 +48,8 @@ export const DIAGNOSTIC_CODES = {
   DSL025: { severity: 'error', title: 'malformed placeholder' },
   DSL026: { severity: 'error', title: 'unreadable rule file' },
   DSL027: { severity: 'error', title: 'too many errors' },
+  DSL028: { severity: 'error', title: 'compared with a fact of another unit' },
+  DSL029: { severity: 'error', title: 'compared with a signal that is not a fact' },
 } as const satisfies Record<string, { severity: DiagnosticSeverity; title: string }>
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES

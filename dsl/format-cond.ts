@@ -1,4 +1,4 @@
-import type { Atom, Cond } from './ast.js'
+import type { Atom, Comparison, Cond } from './ast.js'
 import { quoteText } from './text.js'
 
 /**
@@ -15,6 +15,15 @@ export function formatAtom(atom: Atom): string {
   return `${atom.signal}{${atom.labels.map((l) => `${l.name}${l.op}${quoteText(l.value)}`).join(', ')}}`
 }
 
+/**
+ * The right side of a comparison as written: `2s`, `zk.session_timeout_limit` or
+ * `33% of zk.session_timeout_limit`. Shared by the formatter, lint messages and near-miss text.
+ */
+export function formatComparison(cmp: Comparison): string {
+  if (!cmp.of) return cmp.value.text
+  return cmp.value.text ? `${cmp.value.text} of ${cmp.of.signal}` : cmp.of.signal
+}
+
 /** Formats a condition on one line, adding parentheses only where precedence needs them. */
 export function formatCond(cond: Cond, minPrec = 0): string {
   const s = formatBare(cond)
@@ -25,7 +34,7 @@ function formatBare(cond: Cond): string {
   switch (cond.kind) {
     case 'stream': {
       let s = formatAtom(cond.atom)
-      if (cond.compare) s += ` ${cond.compare.op} ${cond.compare.value.text}`
+      if (cond.compare) s += ` ${cond.compare.op} ${formatComparison(cond.compare)}`
       if (cond.forText !== undefined) s += ` for ${cond.forText}`
       return s
     }

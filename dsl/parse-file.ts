@@ -275,7 +275,7 @@ function parseDiagnostic(e: IRecognitionException, segment: IToken[], file: stri
   const hint = e.message.startsWith("expected 'then'")
     ? 'a rule reads: when <condition> then cause "…"'
     : e.message.startsWith('expected a comparison') || e.message.startsWith('expected a number')
-      ? 'comparisons read signal OP quantity, e.g. safepoint.sync > 2s'
+      ? 'comparisons read signal OP quantity or signal OP fact, e.g. safepoint.sync > 2s, gc.pause > 33% of zk.session_timeout_limit'
       : undefined
   return diagnostic('DSL003', e.message, span, hint ? { hint } : {})
 }

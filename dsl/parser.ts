@@ -14,7 +14,7 @@ import * as T from './tokens.js'
  *   temporalExpr := primary ('within' Q 'of' primary | ('before' | 'after') primary 'within' Q)?
  *   primary      := '(' orExpr ')' | aggregate | streamCond
  *   aggregate    := AggFn '(' atom ')' ('by' Name (',' Name)*)? 'over' Q CompareOp Q
- *   streamCond   := atom (CompareOp Q ('for' Q)?)?
+ *   streamCond   := atom (CompareOp (Q ('of' Id)? | Id) ('for' Q)?)?     -- Id: a fact of the broker
  *   atom         := Id ('{' (Name LabelOp S (',' Name LabelOp S)*)? '}')?
  */
 
@@ -24,6 +24,7 @@ const RULE_DESCRIPTIONS: Record<string, string> = {
   primary: "a condition (a signal name, an aggregate such as count(…), or '(')",
   notExpr: "a condition (a signal name, an aggregate such as count(…), 'not' or '(')",
   temporalExpr: "'within', 'before', 'after', 'and', 'or' or 'then'",
+  streamCond: 'a number with its unit (e.g. 5s, 3GiB, 20%, 2/s, 2.2.1) or a fact (e.g. zk.session_timeout_limit)',
 }
 
 /** Describes a found token for people: its text, or "the end of the rule" for the parser's EOF. */
@@ -192,7 +193,16 @@ export class RuleParser extends CstParser {
     this.SUBRULE(this.atom)
     this.OPTION(() => {
       this.CONSUME(T.CompareOp, { LABEL: 'op' })
-      this.CONSUME(T.Quantity, { LABEL: 'value' })
+      this.OR([
+        alt(() => {
+          this.CONSUME(T.Quantity, { LABEL: 'value' })
+          this.OPTION3(() => {
+            this.CONSUME(T.Of)
+            this.CONSUME(T.Identifier, { LABEL: 'fact' })
+          })
+        }),
+        alt(() => this.CONSUME2(T.Identifier, { LABEL: 'fact' })),
+      ])
       this.OPTION2(() => {
         this.CONSUME(T.For)
         this.CONSUME2(T.Quantity, { LABEL: 'for' })

@@ -31,6 +31,27 @@ export function signalsOfRule(rule: Rule): string[] {
   return [...new Set(atomsOfCond(rule.when).map((a) => a.signal))]
 }
 
+/**
+ * The facts a rule's comparisons read on their right side (`gc.pause > zk.session_timeout_limit`).
+ * Kept apart from `signalsOfRule`: a fact is context the evaluation needs loaded, not an occurrence
+ * another rule's `explains` must account for.
+ */
+export function factRefsOfRule(rule: Rule): string[] {
+  const out = new Set<string>()
+  const visit = (cond: Cond): void => {
+    if (cond.kind === 'stream') {
+      if (cond.compare?.of) out.add(cond.compare.of.signal)
+    } else if (cond.kind === 'temporal') {
+      visit(cond.left)
+      visit(cond.right)
+    } else if (cond.kind === 'not') visit(cond.operand)
+    else if (cond.kind === 'group') visit(cond.inner)
+    else if (cond.kind === 'and' || cond.kind === 'or') cond.operands.forEach(visit)
+  }
+  visit(rule.when)
+  return [...out]
+}
+
 /** Per signal: the atoms (with their label filters) and `by` labels a rule's condition uses. */
 export function signalUsesOfRule(rule: Rule): SignalUse[] {
   const uses = new Map<string, SignalUse>()

@@ -113,9 +113,13 @@ class RuleBuilder {
     const a = this.atom(node(sc, 'atom'))
     const result: StreamCond = { kind: 'stream', atom: a, span: a.span }
     if (sc.op) {
-      const value = this.quantity(tok(sc, 'value'))
-      result.compare = { op: tok(sc, 'op').image as CompareOp, value }
-      result.span = joinSpans(a.span, value.span)
+      const op = tok(sc, 'op')
+      const fact = sc.fact ? tok(sc, 'fact') : undefined
+      // `> zk.session_timeout_limit` is the whole fact: a share of 100% that the formatter leaves unwritten.
+      const value: Quantity = sc.value || !fact ? this.quantity(tok(sc, 'value')) : { value: 1, dimension: 'ratio', text: '', span: this.span(fact) }
+      result.compare = { op: op.image as CompareOp, value }
+      if (fact) result.compare.of = { signal: fact.image, span: this.span(fact) }
+      result.span = joinSpans(a.span, fact ? this.span(fact) : value.span)
       if (sc.for) {
         const f = this.quantity(tok(sc, 'for'))
         result.forMs = f.value

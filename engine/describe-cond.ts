@@ -1,4 +1,5 @@
 import type { Atom, Cond, StreamCond } from '../dsl/ast.js'
+import { formatComparison } from '../dsl/format-cond.js'
 
 /**
  * A condition written back as rule text ("safepoint.sync > 2s"), for near-miss messages: people
@@ -28,7 +29,7 @@ export function describeCond(cond: Cond): string {
 
 /** A stream condition as rule text: `safepoint.sync > 2s`. */
 export function describeStream(cond: StreamCond): string {
-  const cmp = cond.compare ? ` ${cond.compare.op} ${cond.compare.value.text}` : ''
+  const cmp = cond.compare ? ` ${cond.compare.op} ${formatComparison(cond.compare)}` : ''
   const sustained = cond.forMs !== undefined ? ` for ${formatMs(cond.forMs)}` : ''
   return `${describeAtom(cond.atom)}${cmp}${sustained}`
 }

@@ -1,7 +1,9 @@
 import type { StreamCond } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { labelKey } from './eval-data.js'
-import { atomFilter, compareValue, moreTelling } from './filter.js'
+import { compareAt } from './fact-compare.js'
+import { atomFilter, moreTelling } from './filter.js'
+import { lookupSignal } from '../signals/catalogue.js'
 import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
 import { signalDimension, signalKind } from './signal-kind.js'
 
@@ -15,12 +17,12 @@ export function evaluateStream(cond: StreamCond, data: EvalData, window: EvalWin
   if (signalKind(name) === 'fact') return evaluateFact(cond, data, window)
   const keep = atomFilter(cond.atom)
   const series = data.series.get(name) ?? []
-  if (cond.forMs !== undefined && cond.compare) return evaluateSustained(cond, series, window)
+  if (cond.forMs !== undefined && cond.compare) return evaluateSustained(cond, series, data, window)
   const out: Match[] = []
   for (const s of series) {
     if (s.at > window.to) break
     if (!keep(s)) continue
-    if (cond.compare && !compareValue(s.value, cond.compare)) continue
+    if (cond.compare && !compareAt(s.value, cond.compare, data, s.at)) continue
     out.push(pointMatch(s))
   }
   return out
@@ -29,11 +31,14 @@ export function evaluateStream(cond: StreamCond, data: EvalData, window: EvalWin
 /** Shared by every point match: group labels only come from `by`, and matches are never mutated. */
 const NO_LABELS: Record<string, string> = Object.freeze({}) as Record<string, string>
 
-/** A match resting on one signal. */
+/**
+ * A match resting on one signal. A lasting signal (a pause: its value is how long it lasted, `at` its
+ * end) starts its value earlier, so `firstAt` is the pause's start.
+ */
 export function pointMatch(s: Signal): Match {
   return {
     at: s.at,
-    firstAt: s.at,
+    firstAt: s.value !== undefined && s.value > 0 && lookupSignal(s.name)?.lasting ? s.at - s.value : s.at,
     lastAt: s.at,
     evidence: [s],
     evidenceTotal: 1,
@@ -56,7 +61,7 @@ function evaluateFact(cond: StreamCond, data: EvalData, window: EvalWindow): Mat
   const out: Match[] = []
   for (const f of data.facts) {
     if (f.name !== cond.atom.signal || f.at > window.now || !keep(f)) continue
-    if (cond.compare && !compareValue(f.value, cond.compare)) continue
+    if (cond.compare && !compareAt(f.value, cond.compare, data, f.at)) continue
     out.push({
       at: Math.min(f.at, window.to),
       firstAt: f.at,
@@ -75,7 +80,7 @@ function evaluateFact(cond: StreamCond, data: EvalData, window: EvalWindow): Mat
  * A run breaks at a failing sample or at a gap longer than D (no samples cover it). One match per run,
  * starting when the run first spanned D.
  */
-function evaluateSustained(cond: StreamCond, series: readonly Signal[], window: EvalWindow): Match[] {
+function evaluateSustained(cond: StreamCond, series: readonly Signal[], data: EvalData, window: EvalWindow): Match[] {
   const keep = atomFilter(cond.atom)
   const forMs = cond.forMs ?? 0
   const compare = cond.compare!
@@ -102,7 +107,7 @@ function evaluateSustained(cond: StreamCond, series: readonly Signal[], window: 
     if (!keep(s)) continue
     const key = s.labels ? labelKey(s.labels) : ''
     const run = runs.get(key)
-    const ok = compareValue(s.value, compare)
+    const ok = compareAt(s.value, compare, data, s.at)
     if (run && (!ok || s.at - run.last.at > forMs)) {
       close(run, s)
       runs.delete(key)

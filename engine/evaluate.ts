@@ -4,7 +4,8 @@ import { combinePair, labelsCompatible } from './combine.js'
 import { labelKey } from './eval-data.js'
 import { evaluateAggregate } from './evaluate-aggregate.js'
 import { evaluateStream, pointMatch } from './evaluate-stream.js'
-import { atomFilter, compareValue } from './filter.js'
+import { compareAt } from './fact-compare.js'
+import { atomFilter } from './filter.js'
 import { signalKind } from './signal-kind.js'
 import { evaluateTemporal } from './evaluate-temporal.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
@@ -41,7 +42,8 @@ export function evaluateCond(cond: Cond, data: EvalData, window: EvalWindow): Ma
       const [first, second] = seriesLength(cond.left, data) <= seriesLength(cond.right, data) ? [cond.left, cond.right] : [cond.right, cond.left]
       if (streamOf(first, data, window).length === 0) return []
       if (streamOf(second, data, window).length === 0) return []
-      return inWindow(evaluateTemporal(cond, streamOf(cond.left, data, window), streamOf(cond.right, data, window)), window)
+      const intervals = (c: StreamCond) => signalKind(c.atom.signal) === 'event'
+      return inWindow(evaluateTemporal(cond, streamOf(cond.left, data, window), streamOf(cond.right, data, window), intervals(cond.left), intervals(cond.right)), window)
     }
     case 'aggregate':
       return memoised(data, window, `agg\u0000${cond.compare.value.value}\u0000${describeCond(cond)}`, () => inWindow(evaluateAggregate(cond, data, window), window))
@@ -72,7 +74,7 @@ const streams = new WeakMap<EvalData, Map<string, Match[]>>()
  * which is what makes sharing them safe.
  */
 export function streamOf(cond: StreamCond, data: EvalData, window: EvalWindow): Match[] {
-  const key = ['stream', cond.forMs ?? '', cond.compare?.op ?? '', cond.compare?.value.value ?? '', describeAtom(cond.atom)].join('\u0000')
+  const key = ['stream', cond.forMs ?? '', cond.compare?.op ?? '', cond.compare?.value.value ?? '', cond.compare?.of?.signal ?? '', describeAtom(cond.atom)].join('\u0000')
   return memoised(data, window, key, () => evaluateStream(cond, data, window))
 }
 
@@ -110,7 +112,7 @@ function latestPoint(cond: StreamCond, data: EvalData, window: EvalWindow): Matc
   }
   for (let i = lo - 1; i >= 0 && series[i].at >= window.from; i--) {
     const s = series[i]
-    if (keep(s) && (!cond.compare || compareValue(s.value, cond.compare))) return [pointMatch(s)]
+    if (keep(s) && (!cond.compare || compareAt(s.value, cond.compare, data, s.at))) return [pointMatch(s)]
   }
   return []
 }

@@ -1,12 +1,13 @@
 import { CATALOGUE } from '../signals/catalogue.js'
 import type { Signal } from '../signals/signal.js'
 import type { Store } from './store/store.js'
+import { withDerivedFacts, withDerivedSources } from './derived-facts.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
 import type { EvalData } from './match.js'
 import { isClusterWide, signalKind } from './signal-kind.js'
 import { lookbackMs } from './rule-signals.js'
 import type { Rule } from '../dsl/ast.js'
-import { signalsOfRule } from '../dsl/signals-of-rule.js'
+import { factRefsOfRule, signalsOfRule } from '../dsl/signals-of-rule.js'
 
 /** What to load for one broker's evaluation. */
 export type LoadRequest = {
@@ -34,7 +35,7 @@ const CLUSTER_WIDE_NAMES = Object.keys(CATALOGUE).filter(isClusterWide)
 export async function loadEvalData(store: Store, req: LoadRequest): Promise<LoadedData> {
   const wanted = req.names ? [...new Set(req.names)] : undefined
   const seriesNames = wanted?.filter((n) => signalKind(n) !== 'fact')
-  const factNames = wanted ? new Set(wanted.filter((n) => signalKind(n) === 'fact')) : undefined
+  const factNames = wanted ? withDerivedSources(wanted.filter((n) => signalKind(n) === 'fact')) : undefined
   const clusterWide = (seriesNames ?? CLUSTER_WIDE_NAMES).filter(isClusterWide)
   const range = { cluster: req.cluster, from: req.from, to: req.to }
   const reads: Promise<Map<string, Signal[]>>[] = []
@@ -43,6 +44,10 @@ export async function loadEvalData(store: Store, req: LoadRequest): Promise<Load
     reads.push(store.querySeries({ ...range, names: seriesNames }))
   }
   if (clusterWide.length) {
+    // The reads above are already in flight: when the brokers lookup fails first they must not be
+    // left to reject unobserved (an unhandled rejection ends the process with a driver trace); the
+    // failure reaches the caller once, as the lookup's own error.
+    for (const r of reads) r.catch(() => undefined)
     const others = (await store.brokers()).filter((b) => b.cluster === req.cluster && b.broker !== req.broker)
     for (const b of others) reads.push(store.querySeries({ ...range, broker: b.broker, names: clusterWide }))
   }
@@ -67,7 +72,7 @@ export async function loadEvalData(store: Store, req: LoadRequest): Promise<Load
   }
   for (const list of factLists) for (const f of list) if (!factNames || factNames.has(f.name)) facts.push(f)
   signalsRead += facts.length
-  return { data: { cluster: req.cluster, broker: req.broker, series, facts: latestFacts(facts) }, signalsRead }
+  return { data: { cluster: req.cluster, broker: req.broker, series, facts: withDerivedFacts(latestFacts(facts), req.cluster, req.broker) }, signalsRead }
 }
 
 /** What to load for a set of rules over one broker's window. */
@@ -92,6 +97,7 @@ export async function loadForRules(store: Store, req: RulesLoadRequest): Promise
     const back = lookbackMs(rule.when)
     for (const name of signalsOfRule(rule)) lookbackOf.set(name, Math.max(lookbackOf.get(name) ?? 0, back))
     for (const e of rule.explains) if (!lookbackOf.has(e.signal)) lookbackOf.set(e.signal, 0)
+    for (const f of factRefsOfRule(rule)) if (!lookbackOf.has(f)) lookbackOf.set(f, 0)
   }
   const scope = { cluster: req.cluster, broker: req.broker }
   const names = req.everything ? undefined : [...lookbackOf.keys()]

@@ -16,6 +16,12 @@ export type CatalogueEntry = {
   doc: string
   /** True when the signal concerns the whole cluster and joins every broker's evaluation. */
   clusterWide?: boolean
+  /**
+   * True when the value is how long the observation lasted and `at` is when it ended (a pause covers
+   * [at - value, at]); adapters move start-stamped lines to their end, and temporal operators measure
+   * from the interval, not from one instant.
+   */
+  lasting?: boolean
 }
 
 const ev = (unit: Dimension, labels: readonly string[], doc: string, clusterWide = false): CatalogueEntry => ({
@@ -45,9 +51,9 @@ export const CATALOGUE = {
   'kraft.broker_fenced': ev('none', ['fenced_broker'], 'KRaft controller fenced a broker because its session timed out', false),
   'kraft.heartbeat_failed': ev('none', [], 'BrokerLifecycleManager heartbeat to the controller failed or timed out'),
   // JVM pauses
-  'safepoint.sync': ev('duration', ['operation'], 'time to bring all threads to a safepoint (JDK 8 "Stopping threads took", JDK 13+ "Reaching safepoint", statistics sync column)'),
-  'safepoint.total': ev('duration', ['operation'], 'total time application threads were stopped ("Total time for which application threads were stopped", "Total: N ns")'),
-  'gc.pause': ev('duration', ['kind', 'cause', 'collector'], 'a GC pause (G1/Parallel/CMS, young/mixed/full), JDK 8 and unified logging'),
+  'safepoint.sync': { ...ev('duration', ['operation'], 'time to bring all threads to a safepoint (JDK 8 "Stopping threads took", JDK 13+ "Reaching safepoint", statistics sync column)'), lasting: true },
+  'safepoint.total': { ...ev('duration', ['operation'], 'total time application threads were stopped ("Total time for which application threads were stopped", "Total: N ns")'), lasting: true },
+  'gc.pause': { ...ev('duration', ['kind', 'cause', 'collector'], 'a GC pause (G1/Parallel/CMS, young/mixed/full), JDK 8 and unified logging'), lasting: true },
   'gc.count': gauge('rate', ['collector'], 'GC collections per second (JMX)'),
   'gc.time': gauge('ratio', ['collector'], 'share of wall time spent in GC (JMX)'),
   'heap.after_gc': gauge('bytes', ['kind'], 'heap occupancy right after a GC (GC log "123M->45M(512M)", JMX collection usage)'),
@@ -104,7 +110,11 @@ export const CATALOGUE = {
   'config.retention_ms': fact('duration', ['topic'], 'retention.ms / log.retention.ms'),
   'config.min_insync_replicas': fact('count', ['topic'], 'min.insync.replicas'),
   'config.unclean_leader_election_enable': fact('count', ['topic'], 'unclean.leader.election.enable (1 = true)'),
-  'config.zookeeper_session_timeout_ms': fact('duration', [], 'zookeeper.session.timeout.ms'),
+  'config.zookeeper_session_timeout_ms': fact('duration', [], 'zookeeper.session.timeout.ms (describeConfigs, the KafkaConfig dump at start-up, the ZooKeeper client\'s "sessionTimeout=N")'),
+  'config.broker_session_timeout_ms': fact('duration', [], 'broker.session.timeout.ms of the KRaft controllers (describeConfigs, the KafkaConfig dump at start-up)'),
+  'zk.negotiated_session_timeout': fact('duration', [], 'the session timeout ZooKeeper granted ("Session establishment complete …, negotiated timeout = N"); the server may clamp the requested one'),
+  'zk.session_timeout_limit': fact('duration', ['from'], 'derived: the ZooKeeper session timeout that applies (negotiated, else configured, else the version\'s default: 6000 before 2.5, 18000 from 2.5; 6000 when nothing says); label from = negotiated | config | version-default | default'),
+  'kraft.session_timeout_limit': fact('duration', ['from'], 'derived: the KRaft broker session timeout that applies (broker.session.timeout.ms, else its default 9000); label from = config | default'),
   'config.log_message_format_version': fact('version', ['topic'], 'log.message.format.version / message.format.version'),
   'config.num_io_threads': fact('count', [], 'num.io.threads'),
   'config.inter_broker_protocol_version': fact('version', [], 'inter.broker.protocol.version: the protocol a ZooKeeper-mode broker speaks, at most its software version (admin API has no software version)'),

@@ -1,5 +1,6 @@
 import { encodeVersion } from '../../signals/units.js'
 import { LiteralScanner } from './literal-scanner.js'
+import { SESSION_MATCHERS } from './session-matchers.js'
 import type { Header } from './layout.js'
 import type { LogFormat } from './types.js'
 
@@ -25,6 +26,12 @@ export type Draft = {
   broker?: string
   /** Index in `lines` of the line that matched, when it is not the first (a `Caused by:`). */
   line?: number
+  /**
+   * Milliseconds from the line's time to the signal's: a lasting signal (a pause) is filed at its end,
+   * so a line stamped when the pause began (JDK 8 GC lines, safepoint statistics rows) moves by the
+   * pause, and a safepoint sync inside a stop stamped at its end moves back to where the sync ended.
+   */
+  atOffsetMs?: number
 }
 
 /** Memory a matcher keeps across records of one file (deduplication, ISR before "ISR updated to"). */
@@ -484,8 +491,10 @@ export const MATCHERS: readonly Matcher[] = [
     formats: GC,
     re: /Total time for which application threads were stopped: ([\d.,]+) seconds(?:, Stopping threads took: ([\d.,]+) seconds)?/,
     build: (m) => {
-      const out: Draft[] = [{ name: 'safepoint.total', value: secs(m[1]) }]
-      if (m[2]) out.push({ name: 'safepoint.sync', value: secs(m[2]) })
+      const total = secs(m[1])
+      const out: Draft[] = [{ name: 'safepoint.total', value: total }]
+      // Printed when the threads resume: the sync was the stop's first part.
+      if (m[2]) out.push({ name: 'safepoint.sync', value: secs(m[2]), atOffsetMs: -Math.max(0, total - secs(m[2])) })
       return out
     },
   },
@@ -498,7 +507,8 @@ export const MATCHERS: readonly Matcher[] = [
     formats: GC,
     re: /Safepoint "([^"]*)", Time since last: \d+ ns, Reaching safepoint: (\d+) ns,(?: Cleanup: \d+ ns,)? At safepoint: \d+ ns,(?: Leaving safepoint: \d+ ns,)? Total: (\d+) ns/,
     build: (m) => [
-      { name: 'safepoint.sync', value: Number(m[2]) / 1e6, labels: { operation: m[1] } },
+      // Logged when the safepoint ends; reaching it was the stop's first part.
+      { name: 'safepoint.sync', value: Number(m[2]) / 1e6, labels: { operation: m[1] }, atOffsetMs: -Math.max(0, (Number(m[3]) - Number(m[2])) / 1e6) },
       { name: 'safepoint.total', value: Number(m[3]) / 1e6, labels: { operation: m[1] } },
     ],
   },
@@ -510,7 +520,9 @@ export const MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: GC,
     re: /^(.+?)\s+\[\s*\d+\s+\d+\s+\d+\s*\]\s+\[\s*\d+\s+\d+\s+(\d+)\s+\d+\s+\d+\s*\]/,
-    build: (m) => ({ name: 'safepoint.sync', value: Number(m[2]), labels: { operation: m[1].trim() } }),
+    // The row's time stamp is when the safepoint began (seed 000: 488.188 + 3.301 s sync = the 491.491
+    // of its "Total time" line), so the sync is filed at its end.
+    build: (m) => ({ name: 'safepoint.sync', value: Number(m[2]), labels: { operation: m[1].trim() }, atOffsetMs: Number(m[2]) }),
   },
   // 34. JDK 9+ unified -Xlog:gc "GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(256M) 3.456ms"
   //     (JDK 10+ G1 subtypes Normal / Concurrent Start / Prepare Mixed / Mixed; JDK 9 "Pause Young (G1
@@ -550,6 +562,8 @@ export const MATCHERS: readonly Matcher[] = [
     re: /^\[(Full GC|GC)(?: pause)? ?(?:\(([^()]*(?:\(\))?[^()]*)\))?(?: \((young|mixed)\))?(?: \(initial-mark\))?/,
     build: (m, r) => jdk8Pause(m, r),
   },
+  // S1-S4. Session timeouts: ZooKeeper client connect and grant lines, the KafkaConfig dump (session-matchers.ts).
+  ...SESSION_MATCHERS,
 ]
 
 const secs = (t: string) => Math.round(Number(t.replace(',', '.')) * 1e9) / 1e6
@@ -593,7 +607,8 @@ function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
   if (cause) labels.cause = cause
   const collector = g1 ? 'G1' : /PSYoungGen|ParOldGen/.test(msg) ? 'Parallel' : /ParNew|CMS/.test(msg) || kind === 'initial-mark' ? 'CMS' : undefined
   if (collector) labels.collector = collector
-  const out: Draft[] = [{ name: 'gc.pause', value: pauseMs, labels }]
+  // JDK 8 prints a collection's time stamp when it begins: the pause is filed at its end.
+  const out: Draft[] = [{ name: 'gc.pause', value: pauseMs, labels, atOffsetMs: pauseMs }]
   if (afterGc !== undefined) out.push({ name: 'heap.after_gc', value: afterGc, labels: { kind } })
   if (max !== undefined) out.push({ name: 'heap.max', value: max })
   return out

@@ -287,7 +287,7 @@ export class LogParser {
     }
     const named = this.cfg.broker === undefined && this.format !== 'client' ? brokerNamedIn(header.message) : undefined
     for (const d of drafts) {
-      const sig: Signal = { name: d.name, at, cluster: this.cfg.cluster, source: `log:${this.cfg.path}:${lineNo}` }
+      const sig: Signal = { name: d.name, at: d.atOffsetMs ? at + Math.round(d.atOffsetMs) : at, cluster: this.cfg.cluster, source: `log:${this.cfg.path}:${lineNo}` }
       const broker = d.broker ?? this.cfg.broker ?? named
       if (broker !== undefined) sig.broker = broker
       if (d.value !== undefined) sig.value = d.value

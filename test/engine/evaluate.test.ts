@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Cond } from '../../dsl/ast.js'
+import { buildEvalData } from '../../engine/eval-data.js'
 import { evaluateCond } from '../../engine/evaluate.js'
 import type { Signal } from '../../signals/signal.js'
 import { encodeVersion } from '../../signals/units.js'
@@ -12,22 +13,27 @@ const run = (cond: Cond, signals: Signal[], from = 0, to = 3600) => evaluateCond
 
 describe('engine/evaluate', () => {
   describe('temporal', () => {
+    // A pause is filed at its end and covers [end - value, end]: sp [[end, ms]] below. Distances are the
+    // gaps between intervals; `A before B` means A starts no later than B.
     it.each([
-      { name: 'equal timestamps', zk: [10], sp: [[10, 3000]], op: 'within', at: [10] },
-      { name: 'exactly D apart, B later', zk: [10], sp: [[15, 3000]], op: 'within', at: [15] },
-      { name: 'exactly D apart, B earlier', zk: [15], sp: [[10, 3000]], op: 'within', at: [15] },
-      { name: 'just outside D', zk: [10], sp: [[15.001, 3000]], op: 'within', at: [] },
+      { name: 'timeout at the end of the pause', zk: [10], sp: [[10, 3000]], op: 'within', at: [10] },
+      { name: 'timeout inside the pause (intervals overlap)', zk: [9], sp: [[10, 3000]], op: 'within', at: [10] },
+      { name: 'exactly D after the pause ends', zk: [15], sp: [[10, 3000]], op: 'within', at: [15] },
+      { name: 'just over D after the pause ends', zk: [15.001], sp: [[10, 3000]], op: 'within', at: [] },
+      { name: 'exactly D before the pause starts', zk: [10], sp: [[18, 3000]], op: 'within', at: [18] },
+      { name: 'just over D before the pause starts', zk: [10], sp: [[18.001, 3000]], op: 'within', at: [] },
       { name: 'empty left stream', zk: [], sp: [[10, 3000]], op: 'within', at: [] },
       { name: 'empty right stream', zk: [10], sp: [], op: 'within', at: [] },
       { name: 'comparison filters the right side', zk: [10], sp: [[11, 2000]], op: 'within', at: [] },
-      { name: 'before: A earlier', zk: [10], sp: [[12, 3000]], op: 'before', at: [12] },
-      { name: 'before: A later', zk: [12], sp: [[10, 3000]], op: 'before', at: [] },
-      { name: 'before: equal timestamps', zk: [10], sp: [[10, 3000]], op: 'before', at: [10] },
-      { name: 'before: exactly D', zk: [10], sp: [[15, 3000]], op: 'before', at: [15] },
-      { name: 'before: just outside', zk: [10], sp: [[15.001, 3000]], op: 'before', at: [] },
-      { name: 'after: A later', zk: [12], sp: [[10, 3000]], op: 'after', at: [12] },
-      { name: 'after: A earlier', zk: [10], sp: [[12, 3000]], op: 'after', at: [] },
-      { name: 'after: exactly D', zk: [15], sp: [[10, 3000]], op: 'after', at: [15] },
+      { name: 'before: A starts before the pause', zk: [10], sp: [[14, 3000]], op: 'before', at: [14] },
+      { name: 'before: the pause started first', zk: [10], sp: [[12, 3000]], op: 'before', at: [] },
+      { name: 'before: A at the pause start', zk: [10], sp: [[13, 3000]], op: 'before', at: [13] },
+      { name: 'before: exactly D before the pause starts', zk: [10], sp: [[18, 3000]], op: 'before', at: [18] },
+      { name: 'before: just outside', zk: [10], sp: [[18.001, 3000]], op: 'before', at: [] },
+      { name: 'after: A right after the pause', zk: [12], sp: [[10, 3000]], op: 'after', at: [12] },
+      { name: 'after: A during the pause', zk: [9], sp: [[10, 3000]], op: 'after', at: [10] },
+      { name: 'after: A before the pause', zk: [6], sp: [[10, 3000]], op: 'after', at: [] },
+      { name: 'after: exactly D after the pause ends', zk: [15], sp: [[10, 3000]], op: 'after', at: [15] },
       { name: 'each timeout pairs with its nearest pause', zk: [10, 100], sp: [[12, 3000], [101, 4000]], op: 'within', at: [12, 101] },
       { name: 'two timeouts share one pause', zk: [10, 14], sp: [[12, 3000]], op: 'within', at: [12, 14] },
     ] as const)('$name', ({ zk, sp, op, at }) => {
@@ -37,8 +43,28 @@ describe('engine/evaluate', () => {
       for (const m of matches) {
         expect(m.evidence.map((e) => e.name).sort()).toEqual([SP, ZK])
         expect(m.at).toBe(Math.max(...m.evidence.map((e) => e.at)))
-        expect(m.firstAt).toBe(Math.min(...m.evidence.map((e) => e.at)))
+        const starts = m.evidence.map((e) => (e.name === SP ? e.at - e.value! : e.at))
+        expect(m.firstAt).toBe(Math.min(...starts))
       }
+    })
+
+    it('a full GC stamped at its start still pairs with the timeout logged as it ends (the 8.7 s pause of 09:59:51)', () => {
+      // JDK 8 stamps the collection at 09:59:51.0; the adapter files it at its end, 09:59:59.7.
+      const gcStart = 35_991
+      const signals = [sig('gc.pause', gcStart + 8.7, 8700, { kind: 'full' }), sig(ZK, 36_000, 9000)]
+      const matches = run(cond(`${ZK} within 5s of gc.pause > 2s`), signals, 0, 40_000)
+      expect(matches).toHaveLength(1)
+      expect(matches[0].firstAt).toBe(gcStart * 1000)
+      // As instants 9 s apart they would not pair: the interval is what makes them meet.
+      expect(run(cond(`${ZK} within 5s of gc.pause > 2s`), [sig('gc.pause', gcStart + 8.7, 100, { kind: 'young' }), sig(ZK, 36_000, 9000)], 0, 40_000)).toEqual([])
+    })
+
+    it('stays linear with pauses of every length mixed', () => {
+      const signals: Signal[] = []
+      for (let i = 0; i < 2000; i++) signals.push(sig(ZK, i * 10, 7000), sig(SP, i * 10 + 3 + (i % 7), 2100 + (i % 13) * 1000))
+      const matches = run(cond(`${ZK} within 5s of ${SP} > 2s`), signals, 0, 30_000)
+      expect(matches.length).toBeGreaterThanOrEqual(2000)
+      expect(matches.length).toBeLessThanOrEqual(4000)
     })
 
     it('keeps a pair whose earlier event lies before the window but whose later event is inside', () => {
@@ -203,6 +229,37 @@ describe('engine/evaluate', () => {
       const matches = run(c, facts)
       expect(matches).toHaveLength(n)
       for (const m of matches) expect(m.lastAt).toBe(3_600_000)
+    })
+  })
+
+  describe('a signal compared with a fact', () => {
+    const limit = (ms: number, sec = 1) => sig('config.zookeeper_session_timeout_ms', sec, ms)
+    it.each([
+      { name: 'a pause over a third of a 6 s session', c: `${SP} > 33% of zk.session_timeout_limit`, signals: [limit(6000), sig(SP, 10, 3300)], n: 1 },
+      { name: 'the same pause against an 18 s session', c: `${SP} > 33% of zk.session_timeout_limit`, signals: [limit(18000), sig(SP, 10, 3300)], n: 0 },
+      { name: 'the whole fact when no share is written', c: `${SP} > zk.session_timeout_limit`, signals: [limit(6000), sig(SP, 10, 6500)], n: 1 },
+      { name: 'the negotiated timeout wins over the configured one', c: `${SP} > 33% of zk.session_timeout_limit`, signals: [limit(6000), sig('zk.negotiated_session_timeout', 2, 18000), sig(SP, 10, 3300)], n: 0 },
+      { name: 'Kafka 2.5+ without a config: the 18 s default', c: `${SP} > 33% of zk.session_timeout_limit`, signals: [sig('broker.version', 1, encodeVersion('2.8.1')), sig(SP, 10, 3300)], n: 0 },
+      { name: 'Kafka before 2.5 without a config: the 6 s default', c: `${SP} > 33% of zk.session_timeout_limit`, signals: [sig('broker.version', 1, encodeVersion('2.0.0')), sig(SP, 10, 3300)], n: 1 },
+      { name: 'nothing known: the smaller default, 6 s', c: `${SP} > 33% of zk.session_timeout_limit`, signals: [sig(SP, 10, 3300)], n: 1 },
+      { name: 'a fact nobody recorded never holds', c: `${SP} > config.zookeeper_session_timeout_ms`, signals: [sig(SP, 10, 99_000)], n: 0 },
+    ])('$name', ({ c, signals, n }) => {
+      expect(run(cond(c), signals)).toHaveLength(n)
+    })
+
+    it('reads the value in force at each event: the latest before it, else the first after', () => {
+      const facts = [sig('config.zookeeper_session_timeout_ms', 100, 6000), sig('config.zookeeper_session_timeout_ms', 200, 18000)]
+      const pauses = [sig(SP, 50, 3000), sig(SP, 150, 3000), sig(SP, 250, 3000)]
+      // The store keeps a fact's latest value; a caller holding its history hands all of it over.
+      const d = { ...buildEvalData('c', '1', pauses), facts }
+      const matches = evaluateCond(cond(`${SP} > 33% of config.zookeeper_session_timeout_ms`), d, win(0, 3600))
+      expect(matches.map((m) => m.at / 1000)).toEqual([50, 150])
+    })
+
+    it('inside a temporal rule: the STW rule of the rule pack', () => {
+      const rule = cond(`${ZK} within 5s of ${SP} > 33% of zk.session_timeout_limit`)
+      expect(run(rule, [limit(6000), sig(SP, 10, 3300), sig(ZK, 11, 7768)])).toHaveLength(1)
+      expect(run(rule, [limit(18000), sig(SP, 10, 3300), sig(ZK, 11, 7768)])).toHaveLength(0)
     })
   })
 
