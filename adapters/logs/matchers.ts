@@ -1,4 +1,5 @@
 import { encodeVersion } from '../../signals/units.js'
+import { errnoLabels, errnoMatcher, JVM_OS_MATCHERS, OOM_RE, oomKind } from './jvm-os-matchers.js'
 import { LiteralScanner } from './literal-scanner.js'
 import { SESSION_MATCHERS } from './session-matchers.js'
 import type { Header } from './layout.js'
@@ -82,17 +83,6 @@ function partitionPrefix(message: string): { topic: string; partition: string } 
   if (a) return splitTopicPartition(a[1])
   const b = /Partition \[([^,\]]+),(\d+)\] on broker \d+:/.exec(message)
   return b ? tp(b[1], b[2]) : undefined
-}
-
-const OOM_KINDS: Record<string, string> = {
-  'Java heap space': 'heap',
-  'GC overhead limit exceeded': 'heap',
-  'Map failed': 'map',
-  'Direct buffer memory': 'direct',
-  Metaspace: 'metaspace',
-  'Compressed class space': 'metaspace',
-  'unable to create new native thread': 'native_thread',
-  'unable to create native thread': 'native_thread',
 }
 
 const GC_PAUSE_KINDS: Record<string, string> = {
@@ -312,35 +302,21 @@ export const MATCHERS: readonly Matcher[] = [
     },
   },
   // 16. JDK 8-21 "java.lang.OutOfMemoryError: Java heap space" (seed 002, Kafka 1.0.1 on JDK 8), "…: Map
-  //     failed" (seed 001 `Caused by:`), "Direct buffer memory", "Metaspace", "unable to create new native
-  //     thread" (JDK 8-17) / "unable to create native thread" (JDK 19+).
+  //     failed" (seed 001 `Caused by:`), and every other JDK kind (OOM_RE and oomKind in jvm-os-matchers.ts).
   {
     literals: ['OutOfMemoryError'],
     scope: 'record',
     formats: ANY,
-    re: /java\.lang\.OutOfMemoryError: ?(Java heap space|GC overhead limit exceeded|Map failed|Direct buffer memory|Metaspace|Compressed class space|unable to create (?:new )?native thread)/,
-    build: (m) => ({ name: 'jvm.oom', labels: { kind: OOM_KINDS[m[1]] } }),
+    re: OOM_RE,
+    build: (m) => ({ name: 'jvm.oom', labels: { kind: oomKind(m[1]) } }),
   },
-  // 17. EMFILE as the JDK words it from the C library: "Too many open files" (seed 001), and the zh_CN
-  //     glibc translation "打开的文件过多" that a broker under a Chinese locale logs.
-  {
-    literals: ['Too many open files', 'Exception: 打开的文件过多', ' (打开的文件过多)'],
-    scope: 'record',
-    formats: ANY,
-    re: /Too many open files|打开的文件过多/,
-    build: () => ({ name: 'fd.exhausted' }),
-  },
-  // 18. ENOSPC as the JDK words it: "java.io.IOException: No space left on device".
-  {
-    literals: ['No space left on device'],
-    scope: 'record',
-    formats: KAFKA,
-    re: /No space left on device/,
-    build: (_m, r) => {
-      const dir = dirOf(r.header.message)
-      return dir ? { name: 'disk.full', labels: { dir } } : { name: 'disk.full' }
-    },
-  },
+  // 17. EMFILE as the JDK words it from the C library's strerror(): "Too many open files" (seed 001) and
+  //     its translations in every locale of the errno table (zh_CN "打开的文件过多", …); ENFILE "Too many
+  //     open files in system" is the system-wide table filling up.
+  errnoMatcher(['EMFILE', 'ENFILE'], ANY, (errno, m, r) => ({ name: 'fd.exhausted', labels: errno === 'ENFILE' ? { ...errnoLabels(m, r), limit: 'system' } : errnoLabels(m, r) })),
+  // 18. ENOSPC as the JDK words it: "java.io.IOException: No space left on device", in every locale of
+  //     the errno table; java.nio's "FileSystemException: /path: …" names the file.
+  errnoMatcher(['ENOSPC'], KAFKA, (_e, m, r) => ({ name: 'disk.full', labels: errnoLabels(m, r) })),
   // 19. Kafka 1.0-4.x KafkaApis error through FileRecords/AbstractRecords.downConvert (seed 002, Kafka 1.0.1,
   //     KAFKA-6709): the request names the topic as `topic=t`.
   {
@@ -562,6 +538,8 @@ export const MATCHERS: readonly Matcher[] = [
     re: /^\[(Full GC|GC)(?: pause)? ?(?:\(([^()]*(?:\(\))?[^()]*)\))?(?: \((young|mixed)\))?(?: \(initial-mark\))?/,
     build: (m, r) => jdk8Pause(m, r),
   },
+  // J1-J10. JVM banners on stdout and the C library's errno texts (jvm-os-matchers.ts).
+  ...JVM_OS_MATCHERS,
   // S1-S4. Session timeouts: ZooKeeper client connect and grant lines, the KafkaConfig dump (session-matchers.ts).
   ...SESSION_MATCHERS,
 ]
