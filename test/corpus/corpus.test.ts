@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -34,6 +34,18 @@ describe('the real-incident corpus', () => {
   it('loads every case: each yields signals or is a listed known gap, and the gap list names only real cases', () => {
     expect(report.cases.filter((c) => c.loadError).map((c) => `${c.id}: ${c.loadError}`)).toEqual([])
     expect(report.staleGaps).toEqual([])
+  })
+
+  it('documents every case: source.md gives the address and names the expected rule of case.yaml', async () => {
+    const problems: string[] = []
+    for (const c of report.cases) {
+      const md = await readFile(path.join('test/corpus', c.id, 'source.md'), 'utf8')
+      if (!/^- Address: https?:\/\//m.test(md)) problems.push(`${c.id}: no "- Address: http…" line`)
+      if (!/^- Edit:/m.test(md)) problems.push(`${c.id}: no "- Edit:" line`)
+      if (c.expect && !md.includes(`\`${c.expect}\``)) problems.push(`${c.id}: source.md does not name ${c.expect}`)
+      if (c.healthy && !/no rule at warning or critical/.test(md)) problems.push(`${c.id}: healthy case without its expectation`)
+    }
+    expect(problems).toEqual([])
   })
 
   it('raises nothing at warning or critical on the healthy excerpts', () => {
