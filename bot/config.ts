@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import cron from 'node-cron'
 import { parse as parseYaml } from 'yaml'
+import { registerSecret } from '../secrets/redact.js'
+import { readSecretFile } from '../secrets/secret-ref.js'
 
 /**
  * The bot's settings: secrets and endpoints from the environment, everything a team edits in review
@@ -25,6 +27,8 @@ export type BotConfig = {
   digest: { schedule: string; enabled: boolean }
   /** Who may run changing commands, and where. */
   allowed: { users: string[]; channels: string[] }
+  /** Who may silence alerts from any channel; when empty, silencing needs `allowed` like a change. */
+  silencers: string[]
   /** Config keys whose change needs a second person's approval. */
   riskyKeys: string[]
   auditChannel?: string
@@ -39,7 +43,7 @@ export type BotEnv = {
   signingSecret?: string
   appToken?: string
   port: number
-  /** Interface to listen on (HTTP mode); all interfaces when unset. */
+  /** Interface to listen on (HTTP mode): HOST, else 127.0.0.1; all interfaces only when HOST=0.0.0.0 says so. */
   host?: string
   redisUrl?: string
   /** Override of the Slack Web API base URL (a local stand-in in tests). */
@@ -62,7 +66,7 @@ const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/
 const CONFIG_KEY = /^[a-z][a-z0-9.]*$/
 
 // `live` belongs to serve's adapters (adapters/live/live-config.ts) when both share kafka-why.yaml.
-const KNOWN_TOP = ['clusters', 'time_zone', 'digest', 'allowed', 'risky_keys', 'audit_channel', 'rules', 'live']
+const KNOWN_TOP = ['clusters', 'time_zone', 'digest', 'allowed', 'silencers', 'risky_keys', 'audit_channel', 'rules', 'live']
 
 /** Parses and validates the YAML text; throws ConfigError listing every bad key. */
 export function parseBotConfig(text: string, file = 'config'): BotConfig {
@@ -123,6 +127,7 @@ export function parseBotConfig(text: string, file = 'config'): BotConfig {
     }
   }
 
+  const silencers = stringList(raw.silencers ?? [], 'silencers', problems, USER_ID, 'a Slack user id like U0123ABCD')
   const riskyKeys = stringList(raw.risky_keys ?? [], 'risky_keys', problems, CONFIG_KEY, 'a Kafka config key like retention.ms')
   const auditChannel = raw.audit_channel
   if (auditChannel !== undefined && (typeof auditChannel !== 'string' || !CHANNEL_ID.test(auditChannel))) {
@@ -136,29 +141,44 @@ export function parseBotConfig(text: string, file = 'config'): BotConfig {
     timeZone: String(timeZone),
     digest,
     allowed,
+    silencers,
     riskyKeys,
     auditChannel: auditChannel as string | undefined,
     rules,
   }
 }
 
-/** Reads the environment the bot runs with; throws ConfigError naming each missing variable. */
+/**
+ * Reads the environment the bot runs with; throws ConfigError naming each missing variable. Each
+ * secret may instead come from a file named by `<NAME>_FILE` (mounted secrets), and every secret is
+ * registered for redaction before anything can log it.
+ */
 export function parseBotEnv(env: NodeJS.ProcessEnv): BotEnv {
   const problems: string[] = []
+  const secret = (name: string): string | undefined => {
+    const path = env[`${name}_FILE`]
+    if (path && env[name]) problems.push(`${name}: set ${name} or ${name}_FILE, not both`)
+    const value = path ? readSecretFile(path, `${name}_FILE`, problems) : env[name]
+    registerSecret(value)
+    return value || undefined
+  }
   const mode = env.SLACK_SOCKET_MODE === '1' || env.SLACK_SOCKET_MODE === 'true' ? 'socket' : 'http'
-  if (!env.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required (xoxb-…)')
-  if (mode === 'http' && !env.SLACK_SIGNING_SECRET) problems.push('SLACK_SIGNING_SECRET: required in HTTP mode')
-  if (mode === 'socket' && !env.SLACK_APP_TOKEN) problems.push('SLACK_APP_TOKEN: required when SLACK_SOCKET_MODE=1 (xapp-…)')
+  const botToken = secret('SLACK_BOT_TOKEN')
+  const signingSecret = secret('SLACK_SIGNING_SECRET')
+  const appToken = secret('SLACK_APP_TOKEN')
+  if (!botToken) problems.push('SLACK_BOT_TOKEN: required (xoxb-…), or SLACK_BOT_TOKEN_FILE')
+  if (mode === 'http' && !signingSecret) problems.push('SLACK_SIGNING_SECRET: required in HTTP mode')
+  if (mode === 'socket' && !appToken) problems.push('SLACK_APP_TOKEN: required when SLACK_SOCKET_MODE=1 (xapp-…)')
   const port = Number(env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT: '${env.PORT}' is not a port number`)
   if (problems.length) throw new ConfigError(problems.map((p) => `env ${p}`))
   return {
     mode,
-    botToken: env.SLACK_BOT_TOKEN!,
-    signingSecret: env.SLACK_SIGNING_SECRET,
-    appToken: env.SLACK_APP_TOKEN,
+    botToken: botToken!,
+    signingSecret,
+    appToken,
     port,
-    host: env.HOST || undefined,
+    host: env.HOST || '127.0.0.1',
     redisUrl: env.REDIS_URL,
     slackApiUrl: env.SLACK_API_URL,
     configPath: env.KAFKA_WHY_CONFIG ?? 'kafka-why.yaml',

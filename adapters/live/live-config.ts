@@ -1,5 +1,7 @@
 import type { SASLOptions } from 'kafkajs'
 import { parse as parseYaml } from 'yaml'
+import { registerSecret } from '../../secrets/redact.js'
+import { interpolateEnv, resolveSecretField } from '../../secrets/secret-ref.js'
 import { parseInterval } from '../agent/parse-interval.js'
 
 /**
@@ -77,6 +79,15 @@ function duration(v: unknown, at: string, fallback: number, problems: string[]):
   return ms
 }
 
+/** A password written into a scrape URL is a secret like any other. */
+function registerUrlPassword(url: string): void {
+  try {
+    registerSecret(decodeURIComponent(new URL(url).password))
+  } catch {
+    // not a URL the scraper can use either; the shape check above reports it
+  }
+}
+
 function brokerId(v: unknown, at: string, problems: string[]): string | undefined {
   if (v === undefined) return undefined
   if ((typeof v === 'string' || typeof v === 'number') && /^\d+$/.test(String(v))) return String(v)
@@ -84,8 +95,11 @@ function brokerId(v: unknown, at: string, problems: string[]): string | undefine
   return undefined
 }
 
-/** Parses the whole kafka-why.yaml text; `file` names it in messages. */
-export function parseLiveConfig(text: string, file = 'kafka-why.yaml'): LiveConfig {
+/**
+ * Parses the whole kafka-why.yaml text; `file` names it in messages. Secrets may come from `env`
+ * (`${NAME}`) or from files (`password_file:`, `key_file:`), see docs/configuration.md.
+ */
+export function parseLiveConfig(text: string, file = 'kafka-why.yaml', env: NodeJS.ProcessEnv = process.env): LiveConfig {
   let raw: unknown
   try {
     raw = parseYaml(text) ?? {}
@@ -150,16 +164,30 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml'): LiveConf
           if (a.ssl !== undefined) {
             if (typeof a.ssl === 'boolean') admin.ssl = a.ssl
             else if (isRecord(a.ssl)) {
-              unknownKeys(a.ssl, ['ca', 'cert', 'key', 'rejectUnauthorized', 'servername'], `${at}.admin.ssl`, problems)
-              admin.ssl = a.ssl as NonNullable<LiveCluster['admin']>['ssl']
+              const sat = `${at}.admin.ssl`
+              unknownKeys(a.ssl, ['ca', 'cert', 'key', 'ca_file', 'cert_file', 'key_file', 'rejectUnauthorized', 'servername'], sat, problems)
+              const ssl: Exclude<NonNullable<LiveCluster['admin']>['ssl'], boolean | undefined> = {}
+              for (const k of ['ca', 'cert', 'key'] as const) {
+                const v = resolveSecretField(a.ssl, k, sat, env, problems)
+                if (v !== undefined) ssl[k] = v
+              }
+              if (a.ssl.rejectUnauthorized !== undefined) ssl.rejectUnauthorized = a.ssl.rejectUnauthorized !== false
+              if (typeof a.ssl.servername === 'string') ssl.servername = a.ssl.servername
+              admin.ssl = ssl
             } else problems.push(`${at}.admin.ssl: expected true, false or a mapping of TLS options`)
           }
           if (a.sasl !== undefined) {
             const s = a.sasl
             const mechanisms = ['plain', 'scram-sha-256', 'scram-sha-512']
-            if (!isRecord(s) || !mechanisms.includes(String(s.mechanism)) || typeof s.username !== 'string' || typeof s.password !== 'string') {
-              problems.push(`${at}.admin.sasl: expected { mechanism: ${mechanisms.join(' | ')}, username, password }`)
-            } else admin.sasl = { mechanism: s.mechanism as 'plain', username: s.username, password: s.password }
+            const shape = `${at}.admin.sasl: expected { mechanism: ${mechanisms.join(' | ')}, username, password | password_file }`
+            if (!isRecord(s) || !mechanisms.includes(String(s.mechanism)) || typeof s.username !== 'string') problems.push(shape)
+            else {
+              unknownKeys(s, ['mechanism', 'username', 'password', 'password_file'], `${at}.admin.sasl`, problems)
+              const before = problems.length
+              const password = resolveSecretField(s, 'password', `${at}.admin.sasl`, env, problems)
+              if (password !== undefined) admin.sasl = { mechanism: s.mechanism as 'plain', username: s.username, password }
+              else if (problems.length === before) problems.push(shape)
+            }
           }
           cluster.admin = admin
         }
@@ -176,12 +204,14 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml'): LiveConf
           else {
             s.targets.forEach((t, i) => {
               const tat = `${at}.scrape.targets[${i}]`
-              if (!isRecord(t) || typeof t.url !== 'string' || !/^https?:\/\/[^\s]+$/.test(t.url)) {
-                problems.push(`${tat}: expected { broker, url: http://host:port/metrics }`)
+              const url = isRecord(t) && typeof t.url === 'string' ? interpolateEnv(t.url, `${tat}.url`, env, problems) : undefined
+              if (!isRecord(t) || url === undefined || !/^https?:\/\/[^\s]+$/.test(url)) {
+                if (!isRecord(t) || typeof t.url !== 'string' || url !== undefined) problems.push(`${tat}: expected { broker, url: http://host:port/metrics }`)
                 return
               }
               unknownKeys(t, ['broker', 'url'], tat, problems)
-              cluster.scrape.push({ broker: brokerId(t.broker, `${tat}.broker`, problems), url: t.url, intervalMs, timeoutMs })
+              registerUrlPassword(url)
+              cluster.scrape.push({ broker: brokerId(t.broker, `${tat}.broker`, problems), url, intervalMs, timeoutMs })
             })
           }
         }

@@ -221,7 +221,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
 
   // The bot, when the file has its settings and Slack credentials are in the environment.
   let bot: BotHandle | undefined
-  if (opts.bot !== false && config.botYaml && env.SLACK_BOT_TOKEN) {
+  if (opts.bot !== false && config.botYaml && (env.SLACK_BOT_TOKEN || env.SLACK_BOT_TOKEN_FILE)) {
     try {
       const { startBot } = await import('../../bot/start-bot.js')
       // The bot's admin clients connect with the same TLS/SASL settings as this cluster's poller.

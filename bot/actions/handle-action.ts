@@ -3,7 +3,7 @@ import type { BotContext } from '../context.js'
 import { errorMessage, runCommand } from '../dispatch.js'
 import { UserError } from '../errors.js'
 import type { ActionId, BotMessage } from '../message.js'
-import { approveChange, cancelChange, confirmChange, parsePending } from './config-change.js'
+import { approveChange, cancelChange, confirmChange } from './config-change.js'
 
 /** One button click or menu choice, platform-neutral. */
 export type Click = { user: string; channel: string; actionId: string; value: string }
@@ -31,11 +31,11 @@ export async function handleAction(ctx: BotContext, click: Click): Promise<BotMe
         return await silence(ctx, { ...req, text: `silence ${matcher} 1h` }, { matcher, durationMs: HOUR })
       }
       case 'kafka_config_confirm':
-        return await confirmChange(ctx, req, parsePending(click.value))
+        return await confirmChange(ctx, req, click.value)
       case 'kafka_config_approve':
-        return await approveChange(ctx, req, parsePending(click.value))
+        return await approveChange(ctx, req, click.value)
       case 'kafka_config_cancel':
-        return await cancelChange(ctx, req, parsePending(click.value))
+        return await cancelChange(ctx, req, click.value)
       default:
         throw new UserError(`This button (${click.actionId.slice(0, 60)}) is not one kafka-why knows.`)
     }

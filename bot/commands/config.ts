@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto'
 import { audit } from '../audit.js'
+import type { PendingChange } from '../../engine/store/store.js'
 import type { BotContext, CommandRequest } from '../context.js'
 import { UserError } from '../errors.js'
 import type { BotMessage, MessagePart } from '../message.js'
@@ -13,20 +15,10 @@ import { adminCall, isAllowed, resolveCluster } from './shared.js'
  * second person presses Approve). See bot/actions/config-change.ts.
  */
 
-/** What a Confirm/Approve/Cancel button carries; re-validated when clicked. */
-export type PendingChange = {
-  cluster: string
-  topic: string
-  op: 'set' | 'reset'
-  key: string
-  value?: string
-  /** The value shown to the requester; the change is refused if it differs at apply time. */
-  before: string | null
-  requestedBy: string
-  channel: string
-  risky: boolean
-  confirmedBy?: string
-}
+/** How long a prompt can be confirmed or approved; after that the change must be asked for again. */
+export const PENDING_CHANGE_TTL_MS = 15 * 60_000
+/** How long the store keeps a used or expired change, so a late click is told what happened to it. */
+export const PENDING_CHANGE_KEEP_MS = 24 * 3_600_000
 
 /** Shows configuration, or prepares a change for Confirm. */
 export async function config(
@@ -68,7 +60,9 @@ async function requestChange(ctx: BotContext, req: CommandRequest, cluster: stri
   if (change.op === 'reset' && current.isDefault) throw new UserError(`\`${change.key}\` of topic ${topic} already has its default value (${current.value}). Nothing to reset.`)
   if (change.op === 'set' && current.value === change.value) throw new UserError(`\`${change.key}\` of topic ${topic} is already ${change.value}. Nothing to change.`)
   const risky = ctx.config.riskyKeys.includes(change.key)
+  const now = ctx.now()
   const pending: PendingChange = {
+    id: randomBytes(12).toString('base64url'),
     cluster,
     topic,
     op: change.op,
@@ -78,12 +72,19 @@ async function requestChange(ctx: BotContext, req: CommandRequest, cluster: stri
     requestedBy: req.user,
     channel: req.channel,
     risky,
+    state: 'requested',
+    createdAt: now,
+    expiresAt: now + PENDING_CHANGE_TTL_MS,
   }
-  await audit(ctx, { user: req.user, channel: req.channel, action: `config ${change.op}`, target, before: current.value ?? undefined, after: pending.value, outcome: 'requested' })
+  await audit(ctx, { user: req.user, channel: req.channel, action: `config ${change.op}`, target, before: current.value ?? undefined, after: pending.value, outcome: 'requested', detail: `change ${pending.id}` })
+  if (!(await ctx.store.transitionPendingChange(undefined, pending, PENDING_CHANGE_KEEP_MS))) throw new Error(`pending change id ${pending.id} already taken`)
   return changePrompt(pending)
 }
 
-/** The Confirm/Cancel prompt (and, after a risky confirm, the Approve prompt). */
+/**
+ * The Confirm/Cancel prompt (and, after a risky confirm, the Approve prompt). Its buttons carry only
+ * the change's id: what is applied, by whom and with which risk is read back from the store.
+ */
 export function changePrompt(p: PendingChange): BotMessage {
   const after = p.op === 'set' ? `\`${escapeMrkdwn(p.value!)}\`` : '_the broker default_'
   const stage = p.confirmedBy
@@ -91,7 +92,7 @@ export function changePrompt(p: PendingChange): BotMessage {
     : p.risky
       ? `:warning: \`${p.key}\` is a risky key: after Confirm, a second allowed person must approve.`
       : 'Nothing changes until you press Confirm.'
-  const value = JSON.stringify(p)
+  const value = p.id
   const action = p.confirmedBy
     ? { kind: 'button' as const, label: 'Approve', action: 'kafka_config_approve' as const, value, style: 'danger' as const, confirm: { title: 'Approve this change?', text: `${p.key} of ${p.topic} will be changed on ${p.cluster}.`, yes: 'Approve', no: 'Back' } }
     : { kind: 'button' as const, label: 'Confirm', action: 'kafka_config_confirm' as const, value, style: 'primary' as const, confirm: { title: 'Apply this change?', text: `${p.key} of ${p.topic} will be changed on ${p.cluster}.`, yes: 'Apply', no: 'Back' } }

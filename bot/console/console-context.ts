@@ -50,7 +50,7 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
   else {
     const clusters = [...new Set((await store.brokers()).map((b) => b.cluster))]
     config = parseBotConfig(
-      JSON.stringify({ clusters: Object.fromEntries((clusters.length ? clusters : ['local']).map((c) => [c, { brokers: ['127.0.0.1:9092'], channel: CONSOLE_CHANNEL }])), time_zone: 'UTC' }),
+      JSON.stringify({ clusters: Object.fromEntries((clusters.length ? clusters : ['local']).map((c) => [c, { brokers: ['127.0.0.1:9092'], channel: CONSOLE_CHANNEL }])), time_zone: 'UTC', silencers: [CONSOLE_USER] }),
       'console defaults',
     )
   }

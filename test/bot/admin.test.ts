@@ -9,6 +9,8 @@ import { connectKafkaAdmin } from '../../bot/engine-bridge.js'
 import type { BotMessage } from '../../bot/message.js'
 import { toBlockKit } from '../../bot/render/block-kit.js'
 import { toConsole } from '../../bot/render/console.js'
+import { MemoryStore } from '../../engine/store/memory-store.js'
+import { StoreUnavailableError, type AuditRecord } from '../../engine/store/store.js'
 import { testContext, type TestContext } from './support/bot-context.js'
 
 // A real one-broker ZooKeeper-mode Kafka from the lab; the bot's admin commands run against it.
@@ -55,6 +57,15 @@ describe.skipIf(unavailable !== undefined)('bot/commands (admin against a real b
       .find((e) => e.text.text === label)
     if (!el) throw new Error(`no button '${label}' in ${toConsole(msg)}`)
     return handleAction(t.ctx, { ...who, actionId: el.action_id, value: el.value })
+  }
+
+  function buttonValue(msg: BotMessage, label: string): string {
+    const el = toBlockKit(msg)
+      .blocks.filter((b) => b.type === 'actions')
+      .flatMap((b) => b.elements as { value: string; text: { text: string } }[])
+      .find((e) => e.text.text === label)
+    if (!el) throw new Error(`no button '${label}' in ${toConsole(msg)}`)
+    return el.value
   }
 
   it('describes a topic, a broker and the topic config for everyone', async () => {
@@ -117,8 +128,11 @@ describe.skipIf(unavailable !== undefined)('bot/commands (admin against a real b
     expect(done.replaceOriginal).toBe(true)
     expect((await segmentMs()).value).toBe('3600000')
     const records = await t.store.listAudit(100)
-    // The refused request from the wrong channel (previous test), Bob's refused confirm, the request, the change.
-    expect(records.filter((r) => r.target === 'perf-lab:topic/orders:segment.ms').map((r) => `${r.outcome} ${r.user}`).sort()).toEqual(['applied U0ALICE', 'denied U0ALICE', 'denied U0BOB', 'requested U0ALICE'])
+    // The refused request from the wrong channel (previous test), Bob's refused confirm, the request,
+    // the approval written before Kafka was touched, the change.
+    expect(records.filter((r) => r.target === 'perf-lab:topic/orders:segment.ms').map((r) => `${r.outcome} ${r.user}`).sort()).toEqual(['applied U0ALICE', 'approved U0ALICE', 'denied U0ALICE', 'denied U0BOB', 'requested U0ALICE'])
+    const applied = records.findIndex((r) => r.outcome === 'applied')
+    expect(records.findIndex((r) => r.outcome === 'approved')).toBe(applied + 1)
     expect(audit.some((m) => m.text === 'audit: applied config set perf-lab:topic/orders:segment.ms by U0ALICE')).toBe(true)
   })
 
@@ -158,6 +172,69 @@ describe.skipIf(unavailable !== undefined)('bot/commands (admin against a real b
     const r = await press(prompt, 'Confirm', ALICE)
     expect(r.text).toMatch(/changed since this was requested \(it is now `1800000`/)
     expect((await segmentMs()).value).toBe('1800000')
+  })
+
+  it('takes nothing from a button but the change id: an edited value cannot make a risky key plain or invent a change', async () => {
+    const prompt = await run('config topic orders set retention.ms=3600000')
+    const id = buttonValue(prompt, 'Confirm')
+    expect(id).toMatch(/^[A-Za-z0-9_-]{16}$/)
+    // What a button carried before: the whole change, editable by anyone who can sign a request.
+    const forged = JSON.stringify({ cluster: 'perf-lab', topic: 'orders', op: 'set', key: 'retention.ms', value: '1000', before: (await admin.topicConfig('orders'))['retention.ms'].value, requestedBy: 'U0ALICE', channel: 'C0OPS', risky: false })
+    for (const value of [forged, 'AAAAAAAAAAAAAAAA', `${id}x`]) {
+      const r = await handleAction(t.ctx, { ...ALICE, actionId: 'kafka_config_confirm', value })
+      expect(r.text).toMatch(/no longer carries a valid change|unknown or expired/)
+    }
+    const approveEarly = await handleAction(t.ctx, { ...BOB, actionId: 'kafka_config_approve', value: id })
+    expect(approveEarly.text).toMatch(/already requested/)
+    const waiting = await press(prompt, 'Confirm', ALICE)
+    expect(toConsole(waiting)).toMatch(/a second allowed person must approve/)
+    expect((await admin.topicConfig('orders'))['retention.ms'].value).toBe('86400000')
+    await press(waiting, 'Cancel', ALICE)
+  })
+
+  it('makes Cancel final and uses a change once: a stale Confirm does nothing after the value changed and changed back', async () => {
+    const cancelPrompt = await run('config topic orders set segment.ms=1234567')
+    await press(cancelPrompt, 'Cancel', BOB)
+    const afterCancel = await press(cancelPrompt, 'Confirm', ALICE)
+    expect(afterCancel.text).toMatch(/already cancelled by <@U0BOB>/)
+    expect((await segmentMs()).value).toBe('1800000')
+
+    const prompt = await run('config topic orders set segment.ms=2345678')
+    expect((await press(prompt, 'Confirm', ALICE)).text).toBe('Applied: segment.ms of topic orders on perf-lab: 1800000 → 2345678')
+    await admin.setTopicConfig('orders', 'segment.ms', '1800000')
+    const stale = await press(prompt, 'Confirm', ALICE)
+    expect(stale.text).toMatch(/already applied by <@U0ALICE>/)
+    expect((await segmentMs()).value).toBe('1800000')
+  })
+
+  it('refuses a prompt after 15 minutes', async () => {
+    const prompt = await run('config topic orders set segment.ms=3456789')
+    const realNow = t.ctx.now
+    t.ctx.now = () => realNow() + 15 * 60_000 + 1
+    try {
+      const late = await press(prompt, 'Confirm', ALICE)
+      expect(late.text).toMatch(/This change expired/)
+    } finally {
+      t.ctx.now = realNow
+    }
+    expect((await segmentMs()).value).toBe('1800000')
+  })
+
+  it('changes nothing when the audit record cannot be written first, and says so truthfully', async () => {
+    class AuditDownAtApply extends MemoryStore {
+      override async appendAudit(r: AuditRecord): Promise<void> {
+        if (r.outcome === 'approved') throw new StoreUnavailableError('cannot reach Redis at 127.0.0.1:6379: connection refused')
+        return super.appendAudit(r)
+      }
+    }
+    const own = await testContext({ admin, store: new AuditDownAtApply() })
+    const prompt = await runCommand(own.ctx, { ...ALICE, text: 'config topic orders set segment.ms=4567890' })
+    const value = buttonValue(prompt, 'Confirm')
+    const r = await handleAction(own.ctx, { ...ALICE, actionId: 'kafka_config_confirm', value })
+    expect(r.text).toMatch(/error id E-[0-9a-f]{8}\).*nothing was changed/)
+    expect((await segmentMs()).value).toBe('1800000')
+    expect(own.adminCalls.filter((c) => c.startsWith('setTopicConfig'))).toEqual([])
+    expect((await own.store.getPendingChange(value))?.state).toBe('failed')
   })
 
   it('passes Kafka\'s refusal of an invalid value back as a clear reply', async () => {

@@ -23,6 +23,7 @@ clusters:
 time_zone: America/New_York
 digest: { schedule: "0 9 * * *" }
 allowed: { users: [U0ALICE, U0BOB], channels: [C0OPS] }
+silencers: [U0CAROL]
 risky_keys: [retention.ms]
 audit_channel: C0AUDIT
 rules: [${ROOT}rules]
