@@ -100,7 +100,7 @@ async function listFiles(dir: string): Promise<string[]> {
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))
   for (const e of entries) {
     const p = path.join(dir, e.name)
-    if (e.isDirectory()) out.push(...(await listFiles(p)))
+    if (e.isDirectory()) for (const f of await listFiles(p)) out.push(f)
     else if (e.isFile() && !/\.(md|ya?ml|json)$/i.test(e.name) && !e.name.startsWith('.')) out.push(p)
   }
   return out
@@ -152,7 +152,7 @@ async function* readJsonl(file: string, stats: SourceStats): AsyncIterable<Signa
   }
   const r = parseSignalsJsonl(text, file)
   stats.files.push({ file, kind: 'jsonl', rejected: r.rejected })
-  stats.jsonlRejects.push(...r.rejects)
+  for (const reject of r.rejects) stats.jsonlRejects.push(reject)
   if (r.signals.length) yield r.signals
 }
 

@@ -67,8 +67,8 @@ export async function loadRules(paths: string[], options: ParseOptions = {}): Pr
     }
     sources[file] = text
     const parsed = parseRules(text, file, options)
-    rules.push(...parsed.rules)
-    diagnostics.push(...parsed.diagnostics)
+    for (const r of parsed.rules) rules.push(r)
+    for (const d of parsed.diagnostics) diagnostics.push(d)
   }
   checkDuplicateNames(rules, diagnostics, { acrossFiles: true })
   return { rules, diagnostics, sources }

@@ -125,7 +125,7 @@ export function parseFile(text: string, file: string, options: CheckOptions = {}
     if (errors.length) parseErrors = true
     const ruleDiagnostics: Diagnostic[] = []
     const rule = ruleToAst(cst, file, ruleDiagnostics, errors.length > 0)
-    diagnostics.push(...ruleDiagnostics)
+    for (const d of ruleDiagnostics) diagnostics.push(d)
     if (!rule) continue
     const whenTok = segment.find((t) => t.tokenType === T.When)
     if (whenTok && errors.some((e) => conditionError(e, whenTok, rule.when.span.endOffset, segment))) continue

@@ -25,9 +25,9 @@ export function combineMatches(parts: readonly Match[]): Match {
     for (const [k, v] of Object.entries(p.values)) if (!(k in values)) values[k] = v
   }
   return {
-    at: Math.max(...parts.map((p) => p.at)),
-    firstAt: Math.min(...parts.map((p) => p.firstAt)),
-    lastAt: Math.max(...parts.map((p) => p.lastAt)),
+    at: parts.reduce((m, p) => Math.max(m, p.at), -Infinity),
+    firstAt: parts.reduce((m, p) => Math.min(m, p.firstAt), Infinity),
+    lastAt: parts.reduce((m, p) => Math.max(m, p.lastAt), -Infinity),
     evidence,
     evidenceTotal: parts.reduce((n, p) => n + p.evidenceTotal, 0) - duplicates,
     labels,

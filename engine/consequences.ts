@@ -26,7 +26,7 @@ export const LEAD_MAX_MS = 60_000
 export function addConsequences(cause: Cause, rule: Rule, data: EvalData, window: EvalWindow): void {
   const own = new Set(cause.evidence.map((e) => e.signal))
   const shown = new Set(cause.evidence.map((e) => rawLineKey(e.source, e.at, e.text, e.signal, e.labels)))
-  const onset = cause.evidence.length ? Math.min(...cause.evidence.map((e) => e.at)) : cause.firstAt
+  const onset = cause.evidence.length ? cause.evidence.reduce((m, e) => Math.min(m, e.at), Infinity) : cause.firstAt
   const explained = rule.explains.map((e) => data.series.get(e.signal) ?? [])
   const from = Math.max(window.from, leadUpStart(explained, onset))
   const picked: Evidence[] = []
@@ -39,7 +39,7 @@ export function addConsequences(cause: Cause, rule: Rule, data: EvalData, window
     if (!own.has(series[lo].name)) present++
     const nearest = nearestTo(series, lo, hi, cause.matchedAt, CONSEQUENCES_PER_SIGNAL, shown)
     omitted += hi - lo - nearest.length
-    picked.push(...nearest.map((s) => toEvidence(s, true)))
+    for (const s of nearest) picked.push(toEvidence(s, true))
   }
   picked.sort((a, b) => Math.abs(a.at - cause.matchedAt) - Math.abs(b.at - cause.matchedAt))
   omitted += Math.max(0, picked.length - CONSEQUENCES_TOTAL)

@@ -32,7 +32,7 @@ export class ScrapeRecorder {
         (b) =>
           new TargetScraper(
             { url: `http://127.0.0.1:${b.exporterPort}/metrics`, cluster: LAB_CLUSTER_NAME, broker: String(b.id), timeoutMs: Math.min(1_500, intervalMs) },
-            { sink: (batch) => void this.signals.push(...batch) },
+            { sink: (batch) => void batch.forEach((s) => this.signals.push(s)) },
           ),
       )
   }

@@ -117,7 +117,7 @@ export function decodeMessages(values: (Buffer | null)[], stats: TopicConsumerSt
   }
   for (const { cfg, lines: ls } of lines.values()) {
     const r = parseLogLines(ls, { path: cfg.path ?? 'signals-topic', cluster: cfg.cluster, broker: cfg.broker })
-    out.push(...r.signals)
+    for (const s of r.signals) out.push(s)
   }
   stats.signals += out.length
   return out

@@ -150,7 +150,7 @@ export class SampleConverter {
         this.remember(key, value, at)
         if (prevValue === value) break
         out.push(this.signal(mapping.signal, at, value, labels, mapping.signal === 'broker.version' ? `Kafka version ${decodeVersion(value)} (JMX app-info)` : undefined))
-        if (mapping.signal === 'process.start') out.push(...this.noteProcessStart(value, at))
+        if (mapping.signal === 'process.start') for (const s of this.noteProcessStart(value, at)) out.push(s)
         break
       }
     }

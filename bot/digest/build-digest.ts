@@ -97,7 +97,7 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
       isrShrinks: (by.get('isr.shrink') ?? []).length,
       gcPauses: gc.length,
       gcPauseP99Ms: gc.length ? percentile(gc, 0.99) : undefined,
-      longestSafepointMs: safepoints.length ? Math.max(...safepoints) : undefined,
+      longestSafepointMs: safepoints.length ? safepoints.reduce((a, b) => Math.max(a, b)) : undefined,
       heapAfterGcSlopePerHour: slope === undefined ? undefined : slope * ONE_HOUR,
       heapAfterGcFirst: heap[0]?.value,
       heapAfterGcLast: heap[heap.length - 1]?.value,
@@ -116,9 +116,9 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     urpSeries.push({ name: `b${broker}`, points: bucket(urp.filter((s) => isNumber(s.value)), w, 'max') })
     const stopped = [...(by.get('gc.pause') ?? []), ...(by.get('safepoint.total') ?? []), ...(by.get('safepoint.sync') ?? [])]
     gcSeries.push({ name: `b${broker}`, points: bucket(stopped.filter((s) => isNumber(s.value)), w, 'max') })
-    smells.push(...findSmells(await store.facts(w.cluster, broker), broker))
+    for (const smell of findSmells(await store.facts(w.cluster, broker), broker)) smells.push(smell)
   }
-  smells.push(...findSmells(await store.facts(w.cluster), undefined))
+  for (const smell of findSmells(await store.facts(w.cluster), undefined)) smells.push(smell)
 
   const diagnoses = (await store.recentDiagnoses(w.from)).filter((d) => d.cluster === w.cluster && d.at >= w.from && d.at <= w.to)
   const top = new Map<string, TopDiagnosis>()

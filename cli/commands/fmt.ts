@@ -66,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
     const result = formatRules(text, file)
     const syntax = result.diagnostics.filter((d) => SYNTAX_CODES.has(d.code))
     if (syntax.length) {
-      diagnostics.push(...syntax)
+      for (const d of syntax) diagnostics.push(d)
       failed = true
       continue
     }

@@ -49,8 +49,10 @@ export async function run(argv: string[]): Promise<number> {
     if (replay.length) {
       const ingest = await ingestSources(store, replay, args.values.cluster)
       if (!args.values.json) console.error(describeIngest(ingest))
-      const all = [...ingest.times.values()].flat()
-      if (all.length) window = { from: Math.min(...all), to: Math.max(...all) }
+      // A loop, not Math.min(...all): a replay of a few hundred thousand signals overflows the stack.
+      for (const times of ingest.times.values()) {
+        for (const t of times) window = window ? { from: Math.min(window.from, t), to: Math.max(window.to, t) } : { from: t, to: t }
+      }
     }
     const cluster = await resolveCluster(store, broker, args.values.cluster)
     const now = at ?? window?.to ?? Date.now()

@@ -78,7 +78,7 @@ export function expandValues(text: string, dimension: Dimension, startColumn = 1
     const column = startColumn + m.index
     const push = (values: (number | undefined)[]) => {
       if (out.length + values.length > MAX_STEPS) throw new SeriesError(`series longer than ${MAX_STEPS} steps`, column)
-      out.push(...values)
+      for (const v of values) out.push(v)
     }
     const count = (digits: string) => {
       const n = Number(digits)
