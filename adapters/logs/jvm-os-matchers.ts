@@ -1,6 +1,6 @@
 import type { Draft, LogRecord, Matcher } from './matchers.js'
 import type { LogFormat } from './types.js'
-import { errnoOfText, errnoTexts, LINUX_ERRNO, type ErrnoName } from './wording/errno.js'
+import { ERRNO_TABLE, errnoOfText, errnoTexts, LINUX_ERRNO, type ErrnoName } from './wording/errno.js'
 
 /**
  * What the JVM and the operating system say when a broker dies under them: the OutOfMemoryError
@@ -18,38 +18,22 @@ const KAFKA_CLIENT: readonly LogFormat[] = ['kafka', 'client']
 const ANY: readonly LogFormat[] = ['kafka', 'gc', 'client']
 
 /**
- * Shortest prefilter literal an errno row adds: the shortest literal of the Kafka table today (" has
- * failed") is 10 characters, and the literal scanner skips at most that far, so a shorter one would
- * slow every Kafka log down. Short translations ("权限不够") are found through the exception name
- * in front of them instead.
+ * Where the JDK puts an errno text: at the end of an exception's message (IOException, SocketException,
+ * java.nio's FileSystemException "path: text", java.io's FileNotFoundException "path (text)",
+ * ProcessBuilder's "…: error=12, text"). One prefilter literal for all of them instead of one per
+ * translation: a hundred short literals (CJK translations are 4-9 characters) cut how far the literal
+ * scanner skips on every line of every log, while exception lines are a small share of any log.
  */
-const MIN_ERRNO_LITERAL = 10
-
-/**
- * The JDK classes whose message ends in an errno text after a path: java.nio's UnixException gives
- * FileSystemException "path: text", java.io's FileInputStream/FileOutputStream FileNotFoundException
- * "path (text)". Every such record is read, so a short translation needs no literal of its own there.
- */
-const PATH_EXCEPTIONS = ['FileSystemException: ', 'FileNotFoundException: ']
+const EXCEPTION_LITERAL = 'Exception: '
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
- * Prefilter literals that find every text of these errno values as the JDK writes it: the text
- * itself when long enough, else "Exception: text" (IOException, SocketException) and " (text)"
- * (FileNotFoundException), plus the path-carrying exception names.
+ * Prefilter literals that find every text of these errno values as the JDK writes it: any exception
+ * line, and the English text wherever it stands (a message that quotes strerror() itself).
  */
 export function errnoLiterals(names: readonly ErrnoName[]): string[] {
-  const out = new Set<string>(PATH_EXCEPTIONS)
-  for (const t of errnoTexts(names)) {
-    if (t.length >= MIN_ERRNO_LITERAL) {
-      out.add(t)
-      continue
-    }
-    out.add(`Exception: ${t}`)
-    if (t.length + 3 >= MIN_ERRNO_LITERAL) out.add(` (${t})`)
-  }
-  return [...out]
+  return [EXCEPTION_LITERAL, ...names.flatMap((n) => ERRNO_TABLE.errno[n].en)]
 }
 
 /**
@@ -232,7 +216,6 @@ export const JVM_OS_MATCHERS: readonly Matcher[] = [
   //     message is the path alone (sun.nio.fs.UnixException.translateToIOException).
   {
     ...errnoMatcher(['EACCES'], KAFKA_CLIENT, (_e, m, r) => ({ name: 'fs.permission_denied', labels: errnoLabels(m, r) })),
-    literals: [...errnoLiterals(['EACCES']), 'AccessDeniedException: '],
     re: new RegExp(`${errnoPattern(['EACCES']).source}|java\\.nio\\.file\\.AccessDeniedException: (\\S+)`),
     build: (m, r) => {
       if (m[1] !== undefined && errnoOfText(m[1]) === undefined) return undefined
