@@ -40,7 +40,7 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 
 export { formatRules, formatRule, formatCond, formatAtom } from './format.js'
 export { renderDiagnostics, diagnosticsToJson, type DiagnosticJson } from './render.js'
-export { signalsOfRule, signalUsesOfRule, atomsOfCond, type SignalUse } from './signals-of-rule.js'
+export { signalsOfRule, signalUsesOfRule, atomsOfCond, factRefsOfRule, type SignalUse } from './signals-of-rule.js'
 export { checkDuplicateNames } from './check.js'
 export type * from './ast.js'
 export type { Diagnostic, DiagnosticCode, DiagnosticSeverity } from './diagnostics.js'

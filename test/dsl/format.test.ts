@@ -16,6 +16,11 @@ describe('dsl/format', () => {
       'rule r when jvm.oom then run "a" explains isr.shrink,leader.change runbook "u" advise "b" cause "c" severity critical',
       'rule r\n  severity critical\n  when jvm.oom\n  then cause "c"\n       advise "b"\n       runbook "u"\n       explains isr.shrink, leader.change\n       run "a"\n',
     ],
+    [
+      'a share of a fact and a whole fact',
+      'rule r when zk.session_timeout within 5s of safepoint.sync>33%  of  zk.session_timeout_limit or gc.pause >zk.session_timeout_limit then cause "c"',
+      'rule r\n  when zk.session_timeout within 5s of safepoint.sync > 33% of zk.session_timeout_limit\n    or gc.pause > zk.session_timeout_limit\n  then cause "c"\n',
+    ],
     ['default severity omitted', 'rule r when jvm.oom then cause "c"', 'rule r\n  when jvm.oom\n  then cause "c"\n'],
     ['explicit default severity kept', 'rule r severity warning when jvm.oom then cause "c"', 'rule r\n  severity warning\n  when jvm.oom\n  then cause "c"\n'],
     ['unnamed rule severity goes last', 'severity info when jvm.oom then cause "c"', 'when jvm.oom\n  then cause "c"\n       severity info\n'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Cond, Rule } from '../../dsl/ast.js'
-import { parseRules, signalsOfRule, signalUsesOfRule } from '../../dsl/index.js'
+import { factRefsOfRule, parseRules, signalsOfRule, signalUsesOfRule } from '../../dsl/index.js'
 
 /** A compact, readable shape of a condition: what the parser understood, without spans. */
 function shape(c: Cond): string {
@@ -207,6 +207,17 @@ rule stw_pause_session_expiry
   it('lists the signals a condition reads, once each', () => {
     const r = one('rule r when zk.session_timeout within 5s of safepoint.sync > 2s and not count(isr.shrink) over 5m > 3 and safepoint.sync > 1s then cause "c" explains leader.change')
     expect(signalsOfRule(r)).toEqual(['zk.session_timeout', 'safepoint.sync', 'isr.shrink'])
+  })
+
+  it('reads a comparison with a share of a fact, and lists the fact apart from the signals', () => {
+    const r = one('rule r when zk.session_timeout within 5s of safepoint.sync > 33% of zk.session_timeout_limit and gc.pause > config.zookeeper_session_timeout_ms then cause "c"')
+    const and = r.when as Extract<Cond, { kind: 'and' }>
+    const temporal = and.operands[0] as Extract<Cond, { kind: 'temporal' }>
+    expect(temporal.right.compare).toMatchObject({ op: '>', value: { value: 0.33, dimension: 'ratio', text: '33%' }, of: { signal: 'zk.session_timeout_limit' } })
+    const whole = and.operands[1] as Extract<Cond, { kind: 'stream' }>
+    expect(whole.compare).toMatchObject({ value: { value: 1, text: '' }, of: { signal: 'config.zookeeper_session_timeout_ms' } })
+    expect(signalsOfRule(r)).toEqual(['zk.session_timeout', 'safepoint.sync', 'gc.pause'])
+    expect(factRefsOfRule(r)).toEqual(['zk.session_timeout_limit', 'config.zookeeper_session_timeout_ms'])
   })
 
   it('lists per signal the label filters and by labels a condition uses', () => {
