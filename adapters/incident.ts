@@ -1,9 +1,11 @@
-import { readdir, readFile, stat } from 'node:fs/promises'
+import { open, readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import YAML from 'yaml'
 import { parseAt, parseSignalsJsonl, type JsonlReject } from '../signals/jsonl.js'
 import type { Signal } from '../signals/signal.js'
-import { readLogFile } from './logs/read-file.js'
+import { CATALOGUE } from '../signals/catalogue.js'
+import { DEFAULT_ARCHIVE_LIMITS, inputKind, looksBinary, openInput, type ArchiveLimits } from './logs/open-input.js'
+import { readLogStream } from './logs/read-file.js'
 import { resolveZone } from './logs/timestamp.js'
 import { addStats, emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type ParseStats } from './logs/types.js'
 
@@ -23,6 +25,14 @@ export type SourceStats = {
   logs: ParseStats
   /** Refused JSONL lines, each with file and line. */
   jsonlRejects: JsonlReject[]
+  /** Inputs that are not logs (binary, or no line any layout reads), named and skipped. */
+  skipped: { file: string; reason: string }[]
+  /** Broker-scoped signals from records that named no broker, and the broker they were read as. */
+  attributed: number
+  /** The brokers those records were read as, with how many each. */
+  attributedTo: Record<string, number>
+  /** The zone offset-less timestamps outside incident directories were read in, and why. */
+  zone?: { zone: string; why: string }
 }
 
 /** Options of readSignalSources. */
@@ -31,11 +41,27 @@ export type ReadSourcesOptions = {
   cluster?: string
   /** Filled while reading; pass one in to see per-file counts. */
   stats?: SourceStats
+  /**
+   * Broker for log records that name none, outside incident directories: the broker a user asks
+   * about when they replay their own logs. Records that name a broker keep theirs.
+   */
+  defaultBroker?: string
+  /**
+   * Without a default broker, a file's unnamed records belong to the one broker its other records
+   * name; when they name none or several, to this one (e.g. a name taken from the directory).
+   */
+  fallbackBroker?: string
+  /** Broker of everything under a path, as given on the command line (`--broker 3=path`). */
+  brokers?: ReadonlyMap<string, string>
+  /** Zone of offset-less timestamps outside incident directories; else inferred (see inferZone). */
+  timeZone?: string
+  /** Limits for compressed inputs and bundles. */
+  archiveLimits?: ArchiveLimits
 }
 
 /** An empty SourceStats to hand to readSignalSources. */
 export function emptySourceStats(): SourceStats {
-  return { files: [], logs: emptyStats(), jsonlRejects: [] }
+  return { files: [], logs: emptyStats(), jsonlRejects: [], skipped: [], attributed: 0, attributedTo: {} }
 }
 
 const FORMATS = new Set(['kafka', 'gc', 'client'])
@@ -115,31 +141,110 @@ async function listFiles(dir: string): Promise<string[]> {
 export async function* readSignalSources(paths: string[], options: ReadSourcesOptions = {}): AsyncIterable<Signal[]> {
   const stats = options.stats ?? emptySourceStats()
   const cluster = options.cluster ?? 'default'
+  const loose: { file: string; name: string; broker?: string }[] = []
+  const incidents: string[] = []
   for (const p of paths) {
+    const given = options.brokers?.get(p)
     if (await isDir(p)) {
-      let hasYaml = true
-      try {
-        await stat(path.join(p, 'incident.yaml'))
-      } catch {
-        hasYaml = false
-      }
-      if (hasYaml) {
-        const inc = await readIncidentYaml(p)
-        for (const s of inc.sources) yield* readLog(s.file, s.cfg, stats)
-        const jsonl = path.join(p, 'signals.jsonl')
-        if (await stat(jsonl).then(() => true, () => false)) yield* readJsonl(jsonl, stats)
-        continue
-      }
-      for (const f of await listFiles(p)) yield* readOne(f, path.relative(p, f), cluster, stats)
+      if (await stat(path.join(p, 'incident.yaml')).then(() => true, () => false)) incidents.push(p)
+      else for (const f of await listFiles(p)) loose.push({ file: f, name: path.relative(p, f), broker: given ?? brokerOfPath(path.relative(path.dirname(path.resolve(p)), f)) })
+    } else loose.push({ file: p, name: p, broker: given ?? brokerOfPath(path.join(path.basename(path.dirname(path.resolve(p))), path.basename(p))) })
+  }
+  for (const p of incidents) {
+    const inc = await readIncidentYaml(p)
+    for (const s of inc.sources) yield* readLog(s.file, s.cfg, stats, options.archiveLimits)
+    const jsonl = path.join(p, 'signals.jsonl')
+    if (await stat(jsonl).then(() => true, () => false)) yield* readJsonl(jsonl, stats)
+  }
+  const logs = loose.filter((f) => !f.file.endsWith('.jsonl'))
+  let timeZone = options.timeZone
+  if (logs.length) {
+    stats.zone = timeZone !== undefined ? { zone: timeZone, why: 'as given' } : await inferZone(logs.map((f) => f.file))
+    timeZone = stats.zone.zone
+  }
+  for (const f of loose) {
+    if (f.file.endsWith('.jsonl')) {
+      yield* readJsonl(f.file, stats)
       continue
     }
-    yield* readOne(p, p, cluster, stats)
+    const cfg: LogSourceConfig = { path: f.name, cluster, timeZone }
+    if (f.broker !== undefined) cfg.broker = f.broker
+    const attributing = f.broker === undefined && (options.defaultBroker !== undefined || options.fallbackBroker !== undefined)
+    if (!attributing) {
+      yield* readLog(f.file, cfg, stats, options.archiveLimits)
+      continue
+    }
+    // Unnamed records wait for the end of their file: which broker they belong to may be named later.
+    const held: Signal[] = []
+    const named = new Set<string>()
+    for await (const batch of readLog(f.file, cfg, stats, options.archiveLimits)) {
+      const ready: Signal[] = []
+      for (const sig of batch) {
+        if (sig.broker !== undefined) named.add(sig.broker)
+        if (sig.broker === undefined && !isClusterWide(sig.name)) held.push(sig)
+        else ready.push(sig)
+      }
+      if (ready.length) yield ready
+    }
+    const broker = options.defaultBroker ?? (named.size === 1 ? [...named][0] : options.fallbackBroker!)
+    for (const sig of held) sig.broker = broker
+    if (held.length) {
+      stats.attributed += held.length
+      stats.attributedTo[broker] = (stats.attributedTo[broker] ?? 0) + held.length
+      yield held
+    }
   }
 }
 
-async function* readOne(file: string, name: string, cluster: string, stats: SourceStats): AsyncIterable<Signal[]> {
-  if (file.endsWith('.jsonl')) yield* readJsonl(file, stats)
-  else yield* readLog(file, { path: name, cluster }, stats)
+/**
+ * A path component that names a broker the way deployments name their directories: `broker-3`,
+ * `broker3`, `kafka-3`, `kafka-broker-3`, `kafka_broker_3` mean broker 3. The component nearest the
+ * file wins.
+ */
+export function brokerOfPath(p: string): string | undefined {
+  const parts = p.split(/[\\/]/).filter(Boolean)
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const m = /^(?:kafka[-_]?broker|broker|kafka)[-_]?(\d{1,9})$/i.exec(parts[i])
+    if (m) return String(Number(m[1]))
+  }
+  return undefined
+}
+
+/** Cluster-wide signals (client errors, cluster gauges) stay without a broker. */
+function isClusterWide(name: string): boolean {
+  return (CATALOGUE as Record<string, { clusterWide?: boolean } | undefined>)[name]?.clusterWide === true
+}
+
+const OFFSET_STAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(Z|[+-]\d\d:?\d\d)\b/
+
+/**
+ * The zone for timestamps written without an offset (log4j's `[2018-08-13 22:16:09,762]`), when none
+ * was given: a file of the same set whose lines carry an offset (JDK GC logs do) lends its offset,
+ * else UTC. Reads at most 64 KiB of each plain file.
+ */
+export async function inferZone(files: readonly string[]): Promise<{ zone: string; why: string }> {
+  for (const file of files) {
+    if (inputKind(file) !== 'plain') continue
+    let head: Buffer
+    try {
+      const fh = await open(file, 'r')
+      try {
+        const buf = Buffer.alloc(64 * 1024)
+        const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
+        head = buf.subarray(0, bytesRead)
+      } finally {
+        await fh.close()
+      }
+    } catch {
+      continue
+    }
+    const m = OFFSET_STAMP.exec(head.toString('utf8'))
+    if (m) {
+      const off = m[1] === 'Z' ? 'Z' : m[1].length === 5 ? `${m[1].slice(0, 3)}:${m[1].slice(3)}` : m[1]
+      return { zone: off, why: `the offset ${path.basename(file)} carries` }
+    }
+  }
+  return { zone: 'Z', why: 'no file carries an offset; pass --tz to set one' }
 }
 
 async function* readJsonl(file: string, stats: SourceStats): AsyncIterable<Signal[]> {
@@ -156,15 +261,49 @@ async function* readJsonl(file: string, stats: SourceStats): AsyncIterable<Signa
   if (r.signals.length) yield r.signals
 }
 
-async function* readLog(file: string, cfg: LogSourceConfig, stats: SourceStats): AsyncIterable<Signal[]> {
-  const reader = readLogFile(cfg, file)
-  const report: FileReport = { file, kind: 'log', stats: reader.stats }
-  stats.files.push(report)
-  try {
-    for await (const batch of reader.batches) yield batch
-  } finally {
-    report.format = reader.parser.format
-    report.layout = reader.parser.layout
-    addStats(stats.logs, reader.stats)
+async function* readLog(file: string, cfg: LogSourceConfig, stats: SourceStats, limits = DEFAULT_ARCHIVE_LIMITS): AsyncIterable<Signal[]> {
+  for await (const entry of openInput(file, limits)) {
+    const name = entry.name === file ? cfg.path : path.join(cfg.path, path.relative(file, entry.name))
+    if (entry.name !== file && SKIPPED_NAMES.test(entry.name)) continue
+    const chunks = entry.chunks[Symbol.asyncIterator]()
+    let first: IteratorResult<Buffer>
+    try {
+      first = await chunks.next()
+    } catch {
+      stats.files.push({ file: entry.name, kind: 'log', stats: { ...emptyStats(), unparsed: { ...emptyStats().unparsed, unreadable: 1 } } })
+      stats.logs.unparsed.unreadable++
+      continue
+    }
+    if (!first.done && looksBinary(first.value.subarray(0, 8192))) {
+      stats.skipped.push({ file: entry.name, reason: 'not a log: binary content' })
+      await chunks.return?.()
+      continue
+    }
+    const rest = async function* (): AsyncIterable<Buffer> {
+      if (!first.done) yield first.value
+      for (;;) {
+        const r = await chunks.next()
+        if (r.done) return
+        yield r.value
+      }
+    }
+    const reader = readLogStream({ ...cfg, path: name }, rest())
+    const report: FileReport = { file: entry.name, kind: 'log', stats: reader.stats }
+    stats.files.push(report)
+    try {
+      for await (const batch of reader.batches) yield batch
+    } finally {
+      report.format = reader.parser.format
+      report.layout = reader.parser.layout
+      addStats(stats.logs, reader.stats)
+      // Detection always guesses something for text; a file no layout reads and nothing matched in is not a log.
+      const unread = reader.parser.format === undefined || (reader.parser.layout === 'none' && reader.stats.signals === 0)
+      if (unread && reader.stats.lines > 0) {
+        stats.skipped.push({ file: entry.name, reason: 'not a log: no line in a Kafka, ZooKeeper, GC or client log layout' })
+      }
+    }
   }
 }
+
+/** Files inside bundles that are not logs by their name. */
+const SKIPPED_NAMES = /\.(md|ya?ml|json|png|jpe?g|gif|pdf|html?|class|jar)$/i

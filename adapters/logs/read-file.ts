@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises'
 import type { Signal } from '../../signals/signal.js'
 import { LogParser, type ParserLimits } from './parser.js'
 import type { LogSourceConfig, ParseStats } from './types.js'
+import { ArchiveLimitError } from './open-input.js'
 
 /**
  * Replay of one log file of any size: read in large chunks cut at a newline, decode (invalid UTF-8
@@ -20,66 +21,87 @@ export type LogFileReader = { batches: AsyncIterable<Signal[]>; stats: ParseStat
 
 /** Opens a log file for replay. Read errors end the batches and are counted as `unreadable`. */
 export function readLogFile(cfg: LogSourceConfig, file: string, opts: ReadLogOptions = {}): LogFileReader {
-  const parser = new LogParser(cfg, opts.limits)
   const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024
-  async function* batches(): AsyncGenerator<Signal[]> {
-    let fh
-    try {
-      fh = await open(file, 'r')
-    } catch {
-      parser.stats.unparsed.unreadable++
-      return
+  return readLogStream(cfg, fileChunks(file, chunkBytes), opts)
+}
+
+/** The bytes of a file in chunks of about `chunkBytes`. */
+async function* fileChunks(file: string, chunkBytes: number): AsyncIterable<Buffer> {
+  const fh = await open(file, 'r')
+  try {
+    for (;;) {
+      const buf = Buffer.allocUnsafe(chunkBytes)
+      const { bytesRead } = await fh.read(buf, 0, chunkBytes, null)
+      if (bytesRead === 0) return
+      yield buf.subarray(0, bytesRead)
     }
+  } finally {
+    await fh.close()
+  }
+}
+
+/**
+ * Reads a log from any byte stream (a file, a decompressed `.gz`, an entry of a bundle): lines are cut
+ * at newlines across chunk boundaries. A stream that fails to open or read ends the batches and is
+ * counted as `unreadable`; the signals read before that are kept.
+ */
+export function readLogStream(cfg: LogSourceConfig, chunks: AsyncIterable<Buffer>, opts: ReadLogOptions = {}): LogFileReader {
+  const parser = new LogParser(cfg, opts.limits)
+  async function* batches(): AsyncGenerator<Signal[]> {
+    let buf: Buffer = Buffer.alloc(0)
+    let skipping = false
+    const it = chunks[Symbol.asyncIterator]()
     try {
-      let buf = Buffer.allocUnsafe(chunkBytes)
-      let held = 0
-      let skipping = false
       for (;;) {
-        if (held === buf.length) {
-          const bigger = Buffer.allocUnsafe(buf.length * 2)
-          buf.copy(bigger, 0, 0, held)
-          buf = bigger
-        }
-        let n: number
+        let r: IteratorResult<Buffer>
         try {
-          ;({ bytesRead: n } = await fh.read(buf, held, buf.length - held, null))
-        } catch {
+          r = await it.next()
+        } catch (err) {
+          if (err instanceof ArchiveLimitError) throw err
           parser.stats.unparsed.unreadable++
           break
         }
-        if (n === 0) break
-        const filled = held + n
-        const cut = buf.lastIndexOf(10, filled - 1) + 1
-        if (cut === 0) {
-          held = filled
-          if (held >= MAX_LINE_BYTES) {
+        if (r.done) break
+        const chunk = r.value
+        const cutInChunk = chunk.lastIndexOf(10) + 1
+        if (cutInChunk === 0) {
+          buf = buf.length ? Buffer.concat([buf, chunk]) : chunk
+          if (buf.length >= MAX_LINE_BYTES) {
             // A "line" this long is not a log line: count it and drop bytes up to its end.
             parser.stats.unparsed['line-too-long']++
-            parser.stats.bytes += held
-            held = 0
+            parser.stats.bytes += buf.length
+            buf = Buffer.alloc(0)
             skipping = true
           }
           continue
         }
-        let begin = 0
+        if (!skipping && buf.length + chunk.indexOf(10) >= MAX_LINE_BYTES) {
+          // The held bytes and this chunk's first line are one over-long line: drop it like above.
+          parser.stats.unparsed['line-too-long']++
+          parser.stats.bytes += buf.length
+          buf = Buffer.alloc(0)
+          skipping = true
+        }
+        let text: Buffer = buf.length ? Buffer.concat([buf, chunk.subarray(0, cutInChunk)]) : chunk.subarray(0, cutInChunk)
         if (skipping) {
-          begin = buf.indexOf(10) + 1
-          parser.stats.bytes += begin
+          const nl = text.indexOf(10) + 1
+          parser.stats.bytes += nl
+          text = text.subarray(nl)
           skipping = false
         }
-        parser.stats.bytes += cut - begin
-        const out = parser.push(buf.toString('utf8', begin, cut))
-        held = filled - cut
-        buf.copy(buf, 0, cut, filled)
+        parser.stats.bytes += text.length
+        // A copy: the chunk's memory may be reused by the stream after this turn.
+        buf = Buffer.from(chunk.subarray(cutInChunk))
+        const out = parser.push(text.toString('utf8'))
         if (out.length) yield out
       }
-      parser.stats.bytes += held
-      const tail = parser.push(skipping ? '' : buf.toString('utf8', 0, held), true)
-      const rest = parser.end()
-      if (tail.length || rest.length) yield [...tail, ...rest]
     } finally {
-      await fh.close()
+      await it.return?.()
     }
+    parser.stats.bytes += buf.length
+    const tail = parser.push(skipping ? '' : buf.toString('utf8'), true)
+    const rest = parser.end()
+    if (tail.length || rest.length) yield [...tail, ...rest]
   }
   return { batches: batches(), stats: parser.stats, parser }
 }

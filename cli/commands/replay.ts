@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises'
-import { readSignalSources, emptySourceStats, type SourceStats } from '../../adapters/incident.js'
+import { readSignalSources, emptySourceStats, type ReadSourcesOptions, type SourceStats } from '../../adapters/incident.js'
+import { ArchiveLimitError } from '../../adapters/logs/open-input.js'
 import type { Rule } from '../../dsl/ast.js'
 import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, type AlertEvent } from '../../engine/alerts.js'
 import { lookbackMs } from '../../engine/rule-signals.js'
@@ -60,14 +61,24 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** The at-times of what was ingested, per cluster, sorted: replay ticks follow them. */
-export type IngestResult = { accepted: number; rejected: Record<string, number>; stats: SourceStats; times: Map<string, number[]> }
+export type IngestResult = {
+  accepted: number
+  rejected: Record<string, number>
+  stats: SourceStats
+  times: Map<string, number[]>
+  /** Brokers that received signals, per cluster. */
+  brokers: Map<string, Set<string>>
+}
+
+/** How own logs are read: the broker of unnamed records, per-path brokers, the zone of offset-less times. */
+export type IngestOptions = Pick<ReadSourcesOptions, 'defaultBroker' | 'fallbackBroker' | 'brokers' | 'timeZone'>
 
 /**
  * Reads replay inputs through the incident reader (logs, `.jsonl`, incident directories) and writes
  * them to the store in batches. Every refused signal is counted by reason; nothing is thrown for bad
  * lines. A path that does not exist is a UsageError.
  */
-export async function ingestSources(store: Store, paths: string[], cluster?: string): Promise<IngestResult> {
+export async function ingestSources(store: Store, paths: string[], cluster?: string, options: IngestOptions = {}): Promise<IngestResult> {
   for (const p of paths) {
     try {
       await stat(p)
@@ -78,8 +89,9 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
   const stats = emptySourceStats()
   const rejected: Record<string, number> = {}
   const times = new Map<string, number[]>()
+  const brokers = new Map<string, Set<string>>()
   let accepted = 0
-  for await (const batch of readSources(paths, cluster, stats)) {
+  for await (const batch of readSources(paths, { ...options, cluster, stats })) {
     const r = await store.append(batch)
     accepted += r.accepted
     for (const [k, v] of Object.entries(r.rejected)) rejected[k] = (rejected[k] ?? 0) + v
@@ -87,15 +99,26 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
       let list = times.get(s.cluster)
       if (!list) times.set(s.cluster, (list = []))
       list.push(s.at)
+      if (s.broker !== undefined) {
+        let set = brokers.get(s.cluster)
+        if (!set) brokers.set(s.cluster, (set = new Set()))
+        set.add(s.broker)
+      }
     }
   }
   for (const list of times.values()) list.sort((a, b) => a - b)
-  return { accepted, rejected, stats, times }
+  return { accepted, rejected, stats, times, brokers }
 }
 
 /** The one place replay inputs are read, so the source format can change behind it. */
-function readSources(paths: string[], cluster: string | undefined, stats: SourceStats): AsyncIterable<Signal[]> {
-  return readSignalSources(paths, { cluster, stats })
+async function* readSources(paths: string[], options: ReadSourcesOptions): AsyncIterable<Signal[]> {
+  try {
+    yield* readSignalSources(paths, options)
+  } catch (err) {
+    // An archive past its limits, or a damaged one: one clear line, what was read so far is kept.
+    if (err instanceof ArchiveLimitError) throw new UsageError(err.message)
+    throw err
+  }
 }
 
 /** One line for people: what was read and what was refused. */
@@ -107,7 +130,15 @@ export function describeIngest(r: IngestResult): string {
   if (logs.lines) parts.push(`${logs.lines} log lines → ${logs.signals} signals`)
   if (jsonl) parts.push(`${jsonl} JSONL lines refused (first: ${r.stats.jsonlRejects[0].file}:${r.stats.jsonlRejects[0].line} ${r.stats.jsonlRejects[0].reason})`)
   if (refused.length) parts.push(`refused by the store: ${refused.join(', ')}`)
-  return parts.join('; ')
+  const lines = [parts.join('; ')]
+  const st = r.stats
+  if (st.attributed) {
+    const to = Object.entries(st.attributedTo).map(([b, n]) => `${n} as broker ${b}`).join(', ')
+    lines.push(`${st.attributed} signals came from records that name no broker: read ${to}`)
+  }
+  if (st.zone && st.logs.lines) lines.push(`timestamps without an offset read as ${st.zone.zone === 'Z' ? 'UTC' : st.zone.zone} (${st.zone.why})`)
+  for (const s of st.skipped) lines.push(`skipped ${s.file}: ${s.reason}`)
+  return lines.join('\n')
 }
 
 /**

@@ -1,21 +1,29 @@
 import { diagnose } from '../../engine/diagnose.js'
 import type { Store } from '../../engine/store/store.js'
 import { parseAt } from '../../signals/jsonl.js'
-import { renderDiagnosis } from '../render-text.js'
+import { isoStamp, renderDiagnosis } from '../render-text.js'
 import { CommandError, parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
-import { describeIngest, ingestSources } from './replay.js'
+import path from 'node:path'
+import { resolveZone } from '../../adapters/logs/timestamp.js'
+import { describeIngest, ingestSources, type IngestResult } from './replay.js'
 
-const USAGE = `usage: kafka-why why <broker> [--since 1h] [--at TIME] [--replay paths] [--rules dir] [--cluster name] [--json]
+const USAGE = `usage: kafka-why why [<broker>] [--since 1h] [--at TIME] [--replay paths] [--broker ID=PATH] [--tz ZONE]
+                     [--rules dir] [--cluster name] [--json]
 
 Prints the ranked diagnosis of one broker: causes with their evidence timelines, near misses, and what
 is abnormal when no rule matched. Reads Redis when REDIS_URL is set, else the embedded store.
 
-  <broker>          3 or broker-3
+  <broker>          3 or broker-3; with --replay it may be left out when the logs hold one broker
   --since 1h        how far back to look (default 1h; with --replay, the whole recording)
   --at TIME         diagnose as of TIME (ISO-8601 with offset, or epoch ms); default now, or with
                     --replay the last replayed signal
-  --replay paths    ingest these files/dirs first (comma-separated or repeated): incident
-                    directories, .jsonl recordings, raw logs
+  --replay paths    ingest these files/dirs first (comma-separated or repeated): your own logs
+                    (server.log, gc.log, kafkaServer.out, .gz, .zip and .tar.gz bundles), incident
+                    directories, .jsonl recordings. Records that name no broker are read as <broker>;
+                    a directory named broker-3/, kafka-3/ or kafka-broker-3/ holds broker 3's logs
+  --broker ID=PATH  replay PATH as broker ID's logs (repeatable)
+  --tz ZONE         zone of timestamps written without an offset ("+08:00", "Europe/Berlin");
+                    default: the offset another file of the set carries, else UTC
   --rules dir       rule files (*.rules), default ./rules
   --cluster name    the broker's cluster, when the store knows several
   --json            the Diagnosis as JSON`
@@ -26,41 +34,106 @@ export async function run(argv: string[]): Promise<number> {
     since: { type: 'string' },
     at: { type: 'string' },
     replay: { type: 'string', multiple: true },
+    broker: { type: 'string', multiple: true },
+    tz: { type: 'string' },
     rules: { type: 'string', default: 'rules' },
     cluster: { type: 'string' },
     json: { type: 'boolean', default: false },
   })
   if (typeof args === 'number') return args
-  if (args.positionals.length !== 1) return usageError(args.positionals.length ? `why takes one broker, got ${args.positionals.join(' ')}` : 'why needs a broker, e.g. kafka-why why 3')
-  const broker = readBroker(args.positionals[0])
-  if (!broker) return usageError(`'${args.positionals[0]}' is not a broker id (expected 3 or broker-3)`)
+  if (args.positionals.length > 1) return usageError(`why takes one broker, got ${args.positionals.join(' ')}`)
+  let asked: string | undefined
+  if (args.positionals.length === 1) {
+    asked = readBroker(args.positionals[0])
+    if (!asked) return usageError(`'${args.positionals[0]}' is not a broker id (expected 3 or broker-3)`)
+  }
   let sinceMs: number | undefined
   let at: number | undefined
+  let perPath: Map<string, string>
   try {
     if (args.values.since !== undefined) sinceMs = readDuration(args.values.since, '--since')
     if (sinceMs !== undefined && sinceMs <= 0) throw new UsageError(`--since: expected a positive duration, got '${args.values.since}'`)
     if (args.values.at !== undefined) at = readTime(args.values.at)
+    perPath = readBrokerPaths(args.values.broker ?? [])
+    if (args.values.tz !== undefined && !resolveZone(args.values.tz)) throw new UsageError(`--tz: unknown zone '${args.values.tz}' (expected +08:00, -0400, UTC or an IANA name such as Europe/Berlin)`)
   } catch (err) {
     return usageError((err as Error).message)
   }
-  const replay = (args.values.replay ?? []).flatMap((p) => p.split(',')).filter(Boolean)
+  const replay = [...(args.values.replay ?? []).flatMap((p) => p.split(',')).filter(Boolean), ...perPath.keys()]
+  if (asked === undefined && replay.length === 0) return usageError('why needs a broker, e.g. kafka-why why 3 (or logs to read: kafka-why why --replay /var/log/kafka)')
   return withRulesAndStore(args.values.rules!, async (rules, store) => {
     let window: { from: number; to: number } | undefined
+    let broker = asked
+    let ingest: IngestResult | undefined
     if (replay.length) {
-      const ingest = await ingestSources(store, replay, args.values.cluster)
+      ingest = await ingestSources(store, replay, args.values.cluster, {
+        defaultBroker: asked,
+        fallbackBroker: asked === undefined ? fallbackBrokerName(replay[0]) : undefined,
+        brokers: perPath,
+        timeZone: args.values.tz,
+      })
       if (!args.values.json) console.error(describeIngest(ingest))
       // A loop, not Math.min(...all): a replay of a few hundred thousand signals overflows the stack.
       for (const times of ingest.times.values()) {
         for (const t of times) window = window ? { from: Math.min(window.from, t), to: Math.max(window.to, t) } : { from: t, to: t }
       }
+      if (broker === undefined) {
+        const found = [...ingest.brokers].flatMap(([c, set]) => [...set].map((b) => ({ cluster: c, broker: b })))
+        if (found.length === 0) return reportNothingAbnormal(ingest, window, args.values.json!)
+        if (found.length > 1) {
+          throw new UsageError(`the logs hold ${found.length} brokers (${found.map((f) => f.broker).join(', ')}): name one, e.g. kafka-why why ${found[0].broker} --replay ${replay.join(' --replay ')}`)
+        }
+        broker = found[0].broker
+        if (!args.values.json) console.error(`diagnosing broker ${broker}, the one broker in these logs`)
+      } else if (ingest.brokers.size === 0 && !(await store.brokers()).some((r) => r.broker === broker)) {
+        // Nothing in the logs became a broker's signal: healthy input, not an error.
+        return reportNothingAbnormal(ingest, window, args.values.json!)
+      }
     }
-    const cluster = await resolveCluster(store, broker, args.values.cluster)
+    const cluster = await resolveCluster(store, broker!, args.values.cluster)
     const now = at ?? window?.to ?? Date.now()
     const from = sinceMs !== undefined ? now - sinceMs : window && at === undefined ? window.from : now - 3_600_000
-    const diagnosis = await diagnose(rules, store, { cluster, broker, from, to: now, now })
-    console.log(args.values.json ? JSON.stringify(diagnosis, null, 2) : renderDiagnosis(diagnosis))
+    const diagnosis = await diagnose(rules, store, { cluster, broker: broker!, from, to: now, now })
+    if (args.values.json) console.log(JSON.stringify(diagnosis, null, 2))
+    else {
+      console.log(renderDiagnosis(diagnosis))
+      if (ingest && !diagnosis.causes.some((c) => c.severity !== 'info')) console.log(nothingAbnormal(ingest, window))
+    }
     return 0
   })
+}
+
+/** "nothing abnormal in 509 lines from 2 files (span 10:00:00 → 10:42:13)": a healthy answer. */
+function nothingAbnormal(ingest: IngestResult, window: { from: number; to: number } | undefined): string {
+  const files = ingest.stats.files.length
+  const span = window ? `span ${isoStamp(window.from)} → ${isoStamp(window.to)}` : 'no timestamps read'
+  return `nothing abnormal in ${ingest.stats.logs.lines} lines from ${files} file${files === 1 ? '' : 's'} (${span})`
+}
+
+/** Healthy logs are an answer, not an error: exit 0 with what was read. */
+function reportNothingAbnormal(ingest: IngestResult, window: { from: number; to: number } | undefined, json: boolean): number {
+  if (ingest.stats.files.length === 0) throw new CommandError(`nothing read: ${ingest.stats.skipped.map((s) => `${s.file} (${s.reason})`).join(', ') || 'no log files in the given paths'}`)
+  const text = nothingAbnormal(ingest, window)
+  console.log(json ? JSON.stringify({ healthy: true, summary: text, lines: ingest.stats.logs.lines, files: ingest.stats.files.length, window }) : text)
+  return 0
+}
+
+/** `--broker 3=/var/log/kafka-a` pairs, path → broker. */
+function readBrokerPaths(pairs: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    const id = eq > 0 ? readBroker(pair.slice(0, eq)) : undefined
+    if (!id || eq === pair.length - 1) throw new UsageError(`--broker: expected ID=PATH (e.g. --broker 3=/var/log/kafka-3), got '${pair}'`)
+    out.set(pair.slice(eq + 1), id)
+  }
+  return out
+}
+
+/** A broker name for records that name none when no broker was asked: the directory's or file's name. */
+function fallbackBrokerName(p: string): string {
+  const base = path.basename(path.resolve(p)).replace(/\.(log|out|txt|gz|zip|tgz|tar)(\.gz)?$/i, '')
+  return base.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'logs'
 }
 
 /** "3", "broker-3", "broker3" → "3". */

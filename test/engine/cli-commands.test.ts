@@ -1,24 +1,11 @@
-import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { kafkaWhy } from '../support/kafka-why-cli.js'
 import { deletePrefixes } from '../support/redis-prefix.js'
 
 // The why and replay commands end to end, as a user runs them: through the kafka-why entry point,
 // over the shipped rule pack and a recorded incident.
-const run = promisify(execFile)
 const SEED_000 = 'test/incidents/seed-000-stw-session-expiry'
-
-async function kafkaWhy(args: string[], env: Record<string, string> = {}) {
-  const { REDIS_URL: _ignored, ...base } = process.env
-  try {
-    const r = await run('node', ['cli/kafka-why.mjs', ...args], { env: { ...base, ...env }, timeout: 90_000 })
-    return { code: 0, stdout: r.stdout, stderr: r.stderr }
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
 
 describe('cli/commands/why', () => {
   it('diagnoses the recorded STW incident on the embedded store', async () => {
