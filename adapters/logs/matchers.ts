@@ -424,7 +424,8 @@ export const MATCHERS: readonly Matcher[] = [
     literals: ['successfully elected as the controller', 'Becoming the active controller'],
     scope: 'message',
     formats: KAFKA,
-    re: /(\d+) successfully elected as the controller|Becoming the active controller at epoch \d+/,
+    // (?<!\d): a run of digits is tried once from its start, not again from each of its digits.
+    re: /(?<!\d)(\d+) successfully elected as the controller|Becoming the active controller at epoch \d+/,
     build: (m, r) => {
       const id = m[1] ?? /QuorumController id=(\d+)/.exec(r.header.message)?.[1]
       return id ? { name: 'controller.change', labels: { controller: id } } : { name: 'controller.change' }
@@ -495,10 +496,15 @@ export const MATCHERS: readonly Matcher[] = [
     pattern: '\\[\\s*\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s*\\]',
     scope: 'message',
     formats: GC,
-    re: /^(.+?)\s+\[\s*\d+\s+\d+\s+\d+\s*\]\s+\[\s*\d+\s+\d+\s+(\d+)\s+\d+\s+\d+\s*\]/,
+    // The columns are found first and the operation is what precedes them: a lazy `^(.+?)` in front
+    // retried the whole tail at every position (1.3 s on one 64 KiB line).
+    re: /\s\[\s*\d+\s+\d+\s+\d+\s*\]\s+\[\s*\d+\s+\d+\s+(\d+)\s+\d+\s+\d+\s*\]/,
     // The row's time stamp is when the safepoint began (seed 000: 488.188 + 3.301 s sync = the 491.491
     // of its "Total time" line), so the sync is filed at its end.
-    build: (m) => ({ name: 'safepoint.sync', value: Number(m[2]), labels: { operation: m[1].trim() }, atOffsetMs: Number(m[2]) }),
+    build: (m) => {
+      const operation = m.input.slice(0, m.index).trim()
+      return operation ? { name: 'safepoint.sync', value: Number(m[1]), labels: { operation }, atOffsetMs: Number(m[1]) } : undefined
+    },
   },
   // 34. JDK 9+ unified -Xlog:gc "GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(256M) 3.456ms"
   //     (JDK 10+ G1 subtypes Normal / Concurrent Start / Prepare Mixed / Mixed; JDK 9 "Pause Young (G1
@@ -535,7 +541,8 @@ export const MATCHERS: readonly Matcher[] = [
     literals: ['[GC ', '[GC(', '[Full GC'],
     scope: 'message',
     formats: GC,
-    re: /^\[(Full GC|GC)(?: pause)? ?(?:\(([^()]*(?:\(\))?[^()]*)\))?(?: \((young|mixed)\))?(?: \(initial-mark\))?/,
+    // The cause is text with at most one "()" inside, written so that only one split of it can match.
+    re: /^\[(Full GC|GC)(?: pause)? ?(?:\(([^()]*(?:\(\)[^()]*)?)\))?(?: \((young|mixed)\))?(?: \(initial-mark\))?/,
     build: (m, r) => jdk8Pause(m, r),
   },
   // J1-J10. JVM banners on stdout and the C library's errno texts (jvm-os-matchers.ts).
