@@ -1,7 +1,7 @@
 import type { StreamCond } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { labelKey } from './eval-data.js'
-import { compareAt } from './fact-compare.js'
+import { compareAt, factAt } from './fact-compare.js'
 import { atomFilter, moreTelling } from './filter.js'
 import { lookupSignal } from '../signals/catalogue.js'
 import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
@@ -23,7 +23,7 @@ export function evaluateStream(cond: StreamCond, data: EvalData, window: EvalWin
     if (s.at > window.to) break
     if (!keep(s)) continue
     if (cond.compare && !compareAt(s.value, cond.compare, data, s.at)) continue
-    out.push(pointMatch(s))
+    out.push(cond.compare?.of ? withFactValue(pointMatch(s), cond.compare.of.signal, data, s.at) : pointMatch(s))
   }
   return out
 }
@@ -45,6 +45,13 @@ export function pointMatch(s: Signal): Match {
     labels: NO_LABELS,
     values: valueOf(s),
   }
+}
+
+/** The fact a comparison read, as a value the rule's text can name: `{zk.session_timeout_limit}`. */
+function withFactValue(m: Match, fact: string, data: EvalData, t: number): Match {
+  const f = factAt(data, fact, t)
+  if (f?.value !== undefined) m.values[fact] = { value: f.value, dimension: signalDimension(fact) }
+  return m
 }
 
 function valueOf(s: Signal): Record<string, MatchValue> {
