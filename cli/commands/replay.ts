@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { readSignalSources, emptySourceStats, type ReadSourcesOptions, type SourceStats } from '../../adapters/incident.js'
 import { ArchiveLimitError } from '../../adapters/logs/open-input.js'
+import { resolveZone } from '../../adapters/logs/timestamp.js'
 import type { Rule } from '../../dsl/ast.js'
 import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, type AlertEvent } from '../../engine/alerts.js'
 import { lookbackMs } from '../../engine/rule-signals.js'
@@ -10,7 +11,7 @@ import type { Signal } from '../../signals/signal.js'
 import { parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
 import { isoStamp } from '../render-text.js'
 
-const USAGE = `usage: kafka-why replay <files|dirs>... [--rules dir] [--cluster name] [--step 15s] [--lag 15s] [--json]
+const USAGE = `usage: kafka-why replay <files|dirs>... [--broker ID=PATH] [--tz ZONE] [--rules dir] [--cluster name] [--step 15s] [--lag 15s] [--json]
 
 Ingests recorded signals (.jsonl), raw broker/GC/client logs and incident directories into the store
 (Redis when REDIS_URL is set, else the embedded store), then steps through the recording's time the
@@ -18,6 +19,10 @@ way the streaming engine would and prints each alert as it would have fired, upd
 
   --rules dir     rule files (*.rules), default ./rules
   --cluster name  cluster for logs outside an incident directory (default "default")
+  --broker ID=PATH  replay PATH as broker ID's logs (repeatable); otherwise a directory named
+                  broker-3/, kafka-3/ or kafka-broker-3/ names its broker
+  --tz ZONE       zone of timestamps written without an offset (default: the offset another file
+                  of the set carries, else UTC)
   --step 15s      tick interval while an alert is open (default 15s)
   --lag 15s       evaluation lag behind the newest time, for late data (default 15s)
   --json          one JSON object per alert event`
@@ -27,15 +32,19 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs(argv, USAGE, {
     rules: { type: 'string', default: 'rules' },
     cluster: { type: 'string' },
+    broker: { type: 'string', multiple: true },
+    tz: { type: 'string' },
     step: { type: 'string', default: '15s' },
     lag: { type: 'string', default: '15s' },
     json: { type: 'boolean', default: false },
   })
   if (typeof args === 'number') return args
-  if (args.positionals.length === 0) return usageError('replay needs at least one file or directory')
   let stepMs: number
   let lagMs: number
+  let perPath: Map<string, string>
   try {
+    perPath = readBrokerPaths(args.values.broker ?? [])
+    checkZone(args.values.tz)
     stepMs = readDuration(args.values.step!, '--step')
     lagMs = readDuration(args.values.lag!, '--lag')
     if (stepMs <= 0) throw new UsageError('--step must be longer than 0')
@@ -43,9 +52,11 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     return usageError((err as Error).message)
   }
+  const paths = [...args.positionals, ...perPath.keys()]
+  if (paths.length === 0) return usageError('replay needs at least one file or directory')
   const json = args.values.json!
   return withRulesAndStore(args.values.rules!, async (rules, store) => {
-    const ingest = await ingestSources(store, args.positionals, args.values.cluster)
+    const ingest = await ingestSources(store, paths, args.values.cluster, { brokers: perPath, timeZone: args.values.tz })
     const log = json ? console.error : console.log
     log(describeIngest(ingest))
     if (ingest.accepted === 0) {
@@ -119,6 +130,29 @@ async function* readSources(paths: string[], options: ReadSourcesOptions): Async
     if (err instanceof ArchiveLimitError) throw new UsageError(err.message)
     throw err
   }
+}
+
+/** `--broker 3=/var/log/kafka-a` pairs, path → broker. */
+export function readBrokerPaths(pairs: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    const id = eq > 0 ? readBrokerId(pair.slice(0, eq)) : undefined
+    if (!id || eq === pair.length - 1) throw new UsageError(`--broker: expected ID=PATH (e.g. --broker 3=/var/log/kafka-3), got '${pair}'`)
+    out.set(pair.slice(eq + 1), id)
+  }
+  return out
+}
+
+/** A `--tz` value the clock can use, or a UsageError naming the forms it takes. */
+export function checkZone(tz: string | undefined): void {
+  if (tz !== undefined && !resolveZone(tz)) throw new UsageError(`--tz: unknown zone '${tz}' (expected +08:00, -0400, UTC or an IANA name such as Europe/Berlin)`)
+}
+
+/** "3", "broker-3" → "3"; undefined for anything that is not a broker id. */
+export function readBrokerId(text: string): string | undefined {
+  const m = /^(?:broker-?)?([A-Za-z0-9_.-]+)$/i.exec(text.trim())
+  return m && m[1] !== '' ? m[1] : undefined
 }
 
 /** One line for people: what was read and what was refused. */

@@ -4,8 +4,7 @@ import { parseAt } from '../../signals/jsonl.js'
 import { isoStamp, renderDiagnosis } from '../render-text.js'
 import { CommandError, parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
 import path from 'node:path'
-import { resolveZone } from '../../adapters/logs/timestamp.js'
-import { describeIngest, ingestSources, type IngestResult } from './replay.js'
+import { checkZone, describeIngest, ingestSources, readBrokerId, readBrokerPaths, type IngestResult } from './replay.js'
 
 const USAGE = `usage: kafka-why why [<broker>] [--since 1h] [--at TIME] [--replay paths] [--broker ID=PATH] [--tz ZONE]
                      [--rules dir] [--cluster name] [--json]
@@ -44,7 +43,7 @@ export async function run(argv: string[]): Promise<number> {
   if (args.positionals.length > 1) return usageError(`why takes one broker, got ${args.positionals.join(' ')}`)
   let asked: string | undefined
   if (args.positionals.length === 1) {
-    asked = readBroker(args.positionals[0])
+    asked = readBrokerId(args.positionals[0])
     if (!asked) return usageError(`'${args.positionals[0]}' is not a broker id (expected 3 or broker-3)`)
   }
   let sinceMs: number | undefined
@@ -55,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
     if (sinceMs !== undefined && sinceMs <= 0) throw new UsageError(`--since: expected a positive duration, got '${args.values.since}'`)
     if (args.values.at !== undefined) at = readTime(args.values.at)
     perPath = readBrokerPaths(args.values.broker ?? [])
-    if (args.values.tz !== undefined && !resolveZone(args.values.tz)) throw new UsageError(`--tz: unknown zone '${args.values.tz}' (expected +08:00, -0400, UTC or an IANA name such as Europe/Berlin)`)
+    checkZone(args.values.tz)
   } catch (err) {
     return usageError((err as Error).message)
   }
@@ -118,29 +117,12 @@ function reportNothingAbnormal(ingest: IngestResult, window: { from: number; to:
   return 0
 }
 
-/** `--broker 3=/var/log/kafka-a` pairs, path → broker. */
-function readBrokerPaths(pairs: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=')
-    const id = eq > 0 ? readBroker(pair.slice(0, eq)) : undefined
-    if (!id || eq === pair.length - 1) throw new UsageError(`--broker: expected ID=PATH (e.g. --broker 3=/var/log/kafka-3), got '${pair}'`)
-    out.set(pair.slice(eq + 1), id)
-  }
-  return out
-}
-
 /** A broker name for records that name none when no broker was asked: the directory's or file's name. */
 function fallbackBrokerName(p: string): string {
   const base = path.basename(path.resolve(p)).replace(/\.(log|out|txt|gz|zip|tgz|tar)(\.gz)?$/i, '')
   return base.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'logs'
 }
 
-/** "3", "broker-3", "broker3" → "3". */
-export function readBroker(text: string): string | undefined {
-  const m = /^(?:broker-?)?([A-Za-z0-9_.-]+)$/i.exec(text.trim())
-  return m && m[1] !== '' ? m[1] : undefined
-}
 
 function readTime(text: string): number {
   const t = /^\d+$/.test(text.trim()) ? Number(text.trim()) : parseAt(text)
