@@ -4,7 +4,7 @@ import type { Store } from '../engine/store/store.js'
 import type { KafkaAdminOps } from '../adapters/admin/ops.js'
 import { KafkaAdmin } from '../adapters/admin/kafka-admin.js'
 import { readSignalSources } from '../adapters/incident.js'
-import { loadRules } from '../cli/load-rules.js'
+import { loadRules } from '../rule-files/load-rules.js'
 import { diagnose } from '../engine/diagnose.js'
 
 /**

@@ -4,7 +4,7 @@ import type { Rule } from '../dsl/ast.js'
 import { hasErrors, renderDiagnostics } from '../dsl/index.js'
 import { readQuantity } from '../dsl/quantity.js'
 import { openStore } from '../engine/store/open-store.js'
-import { loadRules } from './load-rules.js'
+import { loadRules } from '../rule-files/load-rules.js'
 import type { Store } from '../engine/store/store.js'
 
 /**

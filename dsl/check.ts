@@ -6,6 +6,7 @@ import { PLAIN_DIMENSION, readQuantity, unitsOf } from './quantity.js'
 import { formatComparison, formatCond } from './format-cond.js'
 import { closest } from './suggest.js'
 import { diagnostic } from './to-ast.js'
+import { compileLabelRegex, isLabelRegexProblem } from './label-regex.js'
 
 /**
  * Semantic checks against the signal catalogue: everything that parses but cannot mean what its
@@ -35,10 +36,11 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
       placeholderNames.add(m.name)
       if (entry && !entry.labels.includes(m.name)) unknownLabel(m.name, atom.signal, entry, m.span)
       if (m.op === '=~' || m.op === '!~') {
-        try {
-          new RegExp(m.value)
-        } catch (err) {
-          out.push(diagnostic('DSL006', `invalid regular expression '${m.value}': ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`, m.span, { hint: 'label regexes use JavaScript syntax and must match the whole value' }))
+        const re = compileLabelRegex(m.value)
+        if (isLabelRegexProblem(re) && re.kind === 'unsupported') {
+          out.push(diagnostic('DSL030', `regular expression '${m.value}' uses a feature RE2 does not have: ${re.message}`, m.span, { hint: 'label regexes run in linear time (RE2, as in PromQL): no look-around or back-references; match the whole value with alternatives and classes instead' }))
+        } else if (isLabelRegexProblem(re)) {
+          out.push(diagnostic('DSL006', `invalid regular expression '${m.value}': ${re.message}`, m.span, { hint: 'label regexes use RE2 syntax (as PromQL) and must match the whole value' }))
         }
       }
     }

@@ -50,6 +50,7 @@ export const DIAGNOSTIC_CODES = {
   DSL027: { severity: 'error', title: 'too many errors' },
   DSL028: { severity: 'error', title: 'compared with a fact of another unit' },
   DSL029: { severity: 'error', title: 'compared with a signal that is not a fact' },
+  DSL030: { severity: 'error', title: 'regular expression feature not supported' },
 } as const satisfies Record<string, { severity: DiagnosticSeverity; title: string }>
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES

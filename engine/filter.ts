@@ -1,10 +1,12 @@
 import type { Atom, Comparison, LabelMatcher } from '../dsl/ast.js'
+import { compileLabelRegex, isLabelRegexProblem } from '../dsl/label-regex.js'
 import type { Signal } from '../signals/signal.js'
 
 /**
  * Label filters and value comparisons, compiled once per atom so a stream of 100k signals costs one
- * predicate call each. Regexes are anchored (whole value), as in PromQL, so `=~"Full.*"` means what
- * it says; a missing label reads as "" so `!=` keeps signals without it.
+ * predicate call each. Regexes are anchored (whole value) and run by RE2 in linear time, as in
+ * PromQL (dsl/label-regex.ts), so `=~"Full.*"` means what it says and no pattern can stall a tick;
+ * a missing label reads as "" so `!=` keeps signals without it.
  */
 export type SignalPredicate = (s: Signal) => boolean
 
@@ -31,21 +33,14 @@ function compileMatchers(matchers: readonly LabelMatcher[]): SignalPredicate {
         return (s) => read(s) !== m.value
       case '=~':
       case '!~': {
-        const re = safeRegex(m.value)
+        // Lint refuses a pattern RE2 cannot compile; one that slipped through matches nothing.
+        const re = compileLabelRegex(m.value)
         const want = m.op === '=~'
-        return re ? (s) => re.test(read(s)) === want : () => !want
+        return isLabelRegexProblem(re) ? () => !want : (s) => re.matches(read(s)) === want
       }
     }
   })
   return (s) => tests.every((t) => t(s))
-}
-
-function safeRegex(source: string): RegExp | undefined {
-  try {
-    return new RegExp(`^(?:${source})$`)
-  } catch {
-    return undefined
-  }
 }
 
 /** Compares a base-unit value; equality tolerates float noise from unit conversion. */

@@ -1,6 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { loadRules } from '../../cli/load-rules.js'
+import { loadRules } from '../../rule-files/load-rules.js'
 import type { AlertEvent } from '../../engine/alerts.js'
 import { AlertEngine } from '../../engine/alerts.js'
 import { SignalWriter, type WriteOutcome } from '../../engine/ingest.js'

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { diagnosticsToJson, formatRules, renderDiagnostics, type Diagnostic } from '../../dsl/index.js'
 import { SYNTAX_CODES } from '../../dsl/parse-file.js'
-import { DEFAULT_RULES_PATH, findRuleFiles } from '../load-rules.js'
+import { DEFAULT_RULES_PATH, findRuleFiles } from '../../rule-files/load-rules.js'
 
 /**
  * `kafka-why fmt [--check | --stdout] [paths…]`: one canonical layout for rule files, so reviews

@@ -1,6 +1,6 @@
 import { diagnosticsToJson, hasErrors, renderDiagnostics } from '../../dsl/index.js'
 import { readQuantity } from '../../dsl/quantity.js'
-import { DEFAULT_RULES_PATH, loadRules } from '../load-rules.js'
+import { DEFAULT_RULES_PATH, loadRules } from '../../rule-files/load-rules.js'
 
 /**
  * `kafka-why lint [--format text|json] [--retention 7d] [paths…]`: every lexer, parser and

@@ -3,7 +3,7 @@ import { basename, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Rule } from '../../dsl/ast.js'
 import { formatCond, signalsOfRule } from '../../dsl/index.js'
-import { loadRules } from '../load-rules.js'
+import { loadRules } from '../../rule-files/load-rules.js'
 
 /**
  * The reference of every shipped rule in docs/rules.md, generated from the rule files so it can never

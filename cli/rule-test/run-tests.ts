@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Rule } from '../../dsl/ast.js'
 import { hasErrors, renderDiagnostics } from '../../dsl/index.js'
-import { loadRules } from '../load-rules.js'
+import { loadRules } from '../../rule-files/load-rules.js'
 import { runCase, type CaseResult } from './run-case.js'
 import { parseTestFile, type TestFileError } from './test-file.js'
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { run as fmt } from '../../cli/commands/fmt.js'
 import { run as lint } from '../../cli/commands/lint.js'
-import { loadRules } from '../../cli/load-rules.js'
+import { loadRules } from '../../rule-files/load-rules.js'
 
 let dir: string
 let out: string[]
@@ -68,7 +68,7 @@ describe('cli/commands/lint', () => {
   })
 })
 
-describe('cli/load-rules', () => {
+describe('rule-files/load-rules', () => {
   it('reads *.rules recursively in name order and skips other files', async () => {
     await put('b.rules', 'rule b when jvm.oom then cause "b"\n')
     await put('sub/deeper/a.rules', 'rule a when disk.full then cause "a"\n')

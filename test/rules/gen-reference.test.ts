@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
-import { loadRules } from '../../cli/load-rules.js'
+import { loadRules } from '../../rule-files/load-rules.js'
 import { BEGIN, END, REFERENCE_PAGE, renderReference, spliceReference } from '../../cli/rule-test/gen-reference.js'
 
 describe('cli/rule-test/gen-reference', () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadRules } from '../../cli/load-rules.js'
+import { loadRules } from '../../rule-files/load-rules.js'
 import { runCase } from '../../cli/rule-test/run-case.js'
 import { parseTestFile } from '../../cli/rule-test/test-file.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadRules } from '../../cli/load-rules.js'
+import { loadRules } from '../../rule-files/load-rules.js'
 import { formatRules } from '../../dsl/index.js'
 import { runCase } from '../../cli/rule-test/run-case.js'
 import { runRuleTests } from '../../cli/rule-test/run-tests.js'
