@@ -53,6 +53,9 @@ export const SIGNATURES: readonly Signature[] = [
   // Kafka 0.9-0.10.0 LogCleaner (KAFKA-3894): "N messages in segment t-p/000.log but offset map can fit
   // only M. You can increase log.cleaner.dedupe.buffer.size or decrease log.cleaner.threads".
   { id: 'cleaner-offset-map-full', literal: 'but offset map can fit only', re: /messages in segment \S+ but offset map can fit only \d+/ },
+  // Kafka 0.10.0.x LogCleaner (KAFKA-3894): "requirement failed: Unable to build the offset map for segment
+  // t-p/000.log. You can increase log.cleaner.dedupe.buffer.size or decrease log.cleaner.threads".
+  { id: 'cleaner-offset-map-unbuildable', literal: 'Unable to build the offset map for segment', re: /Unable to build the offset map for segment \S+\. You can increase log\.cleaner\.dedupe\.buffer\.size/ },
   // Kafka 0.10-1.x LogSegment.append (KAFKA-5413 when the cleaner hits it): "largest offset in message set
   // can not be safely converted to relative offset."
   { id: 'relative-offset-overflow', literal: 'can not be safely converted to relative offset', re: /largest offset in message set can not be safely converted to relative offset/ },
@@ -206,7 +209,7 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: KAFKA_CLIENT,
     re: /Failed (?:re-)?authentication with (\S+) \((.*)\)$/,
-    build: (m) => ({ name: 'auth.failed', labels: { from: m[1].replace(/^\//, ''), kind: /SSL|handshake/i.test(m[2]) ? 'tls' : 'sasl' } }),
+    build: (m) => ({ name: 'auth.failed', labels: { from: m[1].replace(/^\//, ''), kind: /\bSSL\b|\bTLS\b/.test(m[2]) ? 'tls' : 'sasl' } }),
   },
   // F15. The JDK's certificate expiry: sun.security.x509 "java.security.cert.CertificateExpiredException:
   //      NotAfter: <date>" inside an SSLHandshakeException stack, and the TLS alert the peer sends,
@@ -246,6 +249,31 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     formats: KAFKA_CLIENT,
     re: /Node (\d+) was unable to process the fetch request with \(sessionId=\d+, epoch=-?\d+\): (\w+)/,
     build: (m) => ({ name: 'fetch.session_error', labels: { node: m[1], error: m[2] } }),
+  },
+  // F20. Kafka 0.8.2-1.1 (and 2.x before the AlterIsr path of 2.7) Partition "Partition [t,p] on broker N:
+  //      Cached zkVersion [V] not equal to that in
+  //      zookeeper, skip updating ISR" (1.0-2.x "[Partition t-p broker=N] Cached zkVersion V not equal …"):
+  //      the leader's ISR change lost to a newer controller write, usually after a session expiry.
+  {
+    literals: ['not equal to that in zookeeper'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Cached zkVersion \[?\d+\]? not equal to that in zookeeper/,
+    build: (_m, r) => {
+      const a = /\[Partition (\S+) broker=\d+\]/.exec(r.header.message)?.[1]
+      const b = /Partition \[([^,\]]+),(\d+)\] on broker/.exec(r.header.message)
+      return withPartition('isr.stale_zk_version', a ?? (b ? `${b[1]}-${b[2]}` : undefined))
+    },
+  },
+  // F21. Kafka 0.8.2-3.x ReplicaFetcherThread "Replication is failing due to a message that is greater than
+  //      replica.fetch.max.bytes for partition t-p. This generally occurs when the max.message.bytes has been
+  //      overridden …": the follower cannot fetch past one oversized batch (before KIP-74 fetches, 0.10.1).
+  {
+    literals: ['Replication is failing due to a message that is greater than'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Replication is failing due to a message that is greater than replica\.fetch\.max\.bytes for partition (?:\[([^,\]]+),(\d+)\]|(\S+?))\./,
+    build: (m) => withPartition('replica.message_too_large', m[3] ?? `${m[1]}-${m[2]}`),
   },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {

@@ -1,5 +1,6 @@
 import { encodeVersion } from '../../signals/units.js'
 import { errnoLabels, errnoMatcher, JVM_OS_MATCHERS, OOM_RE, oomKind } from './jvm-os-matchers.js'
+import { FAILURE_MATCHERS } from './failure-matchers.js'
 import { LiteralScanner } from './literal-scanner.js'
 import { SESSION_MATCHERS } from './session-matchers.js'
 import type { Header } from './layout.js'
@@ -547,6 +548,9 @@ export const MATCHERS: readonly Matcher[] = [
   },
   // J1-J10. JVM banners on stdout and the C library's errno texts (jvm-os-matchers.ts).
   ...JVM_OS_MATCHERS,
+  // F1-F21. Dead threads, unclean restarts, follower truncation, cluster-id, listener, TLS/SASL, KRaft
+  //     quorum, oversized-batch and known-bug lines (failure-matchers.ts).
+  ...FAILURE_MATCHERS,
   // S1-S4. Session timeouts: ZooKeeper client connect and grant lines, the KafkaConfig dump (session-matchers.ts).
   ...SESSION_MATCHERS,
 ]

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest'
+import { SIGNATURES, threadKind } from '../../../adapters/logs/failure-matchers.js'
+import { CATALOGUE } from '../../../signals/catalogue.js'
+import { brief, parse } from './helpers.js'
+
+// Each row: a record as the named Kafka version writes it and the signals it must give. Lines marked
+// "public" are verbatim from the public report named; the others carry the exact wording of the named
+// source file (kafka_2.11 0.10.2.2, kafka_2.12 1.1.1, kafka_2.13 2.8.2 / 3.9.1, kafka-clients 3.9.1,
+// kafka-raft 3.9.1 sources jars); values are the only free part.
+
+type Row = [label: string, text: string, expected: Record<string, unknown>[]]
+
+const rows: Row[] = [
+  [
+    'Kafka 1.1 ShutdownableThread: the log cleaner thread dies',
+    '[2018-03-01 10:00:00,000] ERROR [kafka-log-cleaner-thread-0]: Error due to (kafka.log.LogCleaner)\n' +
+      'java.lang.IllegalArgumentException: requirement failed: largest offset in message set can not be safely converted to relative offset.\n' +
+      '\tat scala.Predef$.require(Predef.scala:224)\n' +
+      '\tat kafka.log.LogSegment.append(LogSegment.scala:135)',
+    [
+      { name: 'thread.died', labels: { thread: 'kafka-log-cleaner-thread-0', kind: 'log-cleaner' } },
+      { name: 'log.signature', labels: { id: 'relative-offset-overflow' } },
+    ],
+  ],
+  [
+    'Kafka 1.1-3.x AbstractFetcherThread logIdent: a replica fetcher dies',
+    '[2019-03-01 10:00:00,000] ERROR [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error due to (kafka.server.ReplicaFetcherThread)',
+    [{ name: 'thread.died', labels: { thread: 'ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0', kind: 'replica-fetcher' } }],
+  ],
+  [
+    'clients 3.9 KafkaThread uncaught exception handler',
+    "[2024-05-01 10:00:00,000] ERROR Uncaught exception in thread 'kafka-producer-network-thread | producer-1': (org.apache.kafka.common.utils.KafkaThread)",
+    [{ name: 'thread.died', labels: { thread: 'kafka-producer-network-thread | producer-1', kind: 'network' } }],
+  ],
+  [
+    'Kafka 2.8 LogManager: no clean shutdown file',
+    '[2021-06-01 10:00:00,000] INFO Attempting recovery for all logs in /var/lib/kafka/data since no clean shutdown file was found (kafka.log.LogManager)',
+    [{ name: 'log.unclean_shutdown', labels: { dir: '/var/lib/kafka/data' } }],
+  ],
+  [
+    'Kafka 3.9 LogManager: no clean shutdown file, then the load time with unclean dirs',
+    '[2024-05-01 10:00:00,000] INFO Recovering 1204 logs from /data/kafka since no clean shutdown file was found (kafka.log.LogManager)\n' +
+      '[2024-05-01 10:14:00,000] INFO Loaded 1204 logs in 840021ms (unclean log dirs = ArrayBuffer(/data/kafka)) (kafka.log.LogManager)',
+    [
+      { name: 'log.unclean_shutdown', labels: { dir: '/data/kafka' } },
+      { name: 'log.load_time', value: 840021 },
+    ],
+  ],
+  [
+    'Kafka 0.10.2-1.1 LogManager load time',
+    '[2017-06-01 10:00:00,000] INFO Logs loading complete in 5123 ms. (kafka.log.LogManager)',
+    [{ name: 'log.load_time', value: 5123 }],
+  ],
+  [
+    'Kafka 2.8 Log: a corrupted index found at start-up',
+    '[2021-06-01 10:00:00,000] WARN [Log partition=orders-3, dir=/data/kafka] Found a corrupted index file corresponding to log file /data/kafka/orders-3/00000000000000012345.log due to Corrupt index found, index file (/data/kafka/orders-3/00000000000000012345.index) has non-zero size but the last offset is 12345 which is no greater than the base offset 12345.}, recovering segment and rebuilding index files... (kafka.log.Log)',
+    [{ name: 'log.index_corrupt', labels: { topic: 'orders', partition: '3' } }],
+  ],
+  [
+    'Kafka 2.8 LogCleaner gives up on a partition',
+    '[2021-06-01 10:00:00,000] WARN [kafka-log-cleaner-thread-0]: Unexpected exception thrown when cleaning log Log(dir=/data/kafka/__consumer_offsets-12, topic=__consumer_offsets, partition=12, highWatermark=0, lastStableOffset=0, logStartOffset=0, logEndOffset=0). Marking its partition (__consumer_offsets-12) as uncleanable (kafka.log.LogCleaner)',
+    [{ name: 'log.uncleanable', labels: { topic: '__consumer_offsets', partition: '12' } }],
+  ],
+  [
+    'Kafka 3.9 AbstractFetcherThread truncates to the new leader',
+    "[2024-05-01 10:00:00,000] WARN [ReplicaFetcher replicaId=2, leaderId=3, fetcherId=0] Reset fetch offset for partition payments-0 from 1500 to current leader's latest offset 1320 (kafka.server.ReplicaFetcherThread)",
+    [{ name: 'replica.truncated', value: 180, labels: { topic: 'payments', partition: '0' } }],
+  ],
+  [
+    'Kafka 3.9 AbstractFetcherThread: follower behind the leader log start',
+    "[2024-05-01 10:00:00,000] WARN [ReplicaFetcher replicaId=2, leaderId=3, fetcherId=0] Truncate fully and reset fetch offset for partition clicks-7 from 100 to the current leader's start offset 9000 because the local replica's end offset is smaller than the current leader's start offsets. (kafka.server.ReplicaFetcherThread)",
+    [{ name: 'replica.behind_log_start', labels: { topic: 'clicks', partition: '7' } }],
+  ],
+  [
+    'Kafka 1.1 ReplicaFetcherThread refuses to truncate',
+    "[2018-03-01 10:00:00,000] FATAL [ReplicaFetcher replicaId=2, leaderId=3, fetcherId=0] Exiting because log truncation is not allowed for partition payments-0, current leader's latest offset 1320 is less than replica's latest offset 1500 (kafka.server.ReplicaFetcherThread)",
+    [{ name: 'replica.truncation_refused', labels: { topic: 'payments', partition: '0' } }],
+  ],
+  [
+    'Kafka 3.9 AbstractFetcherThread: out of range',
+    '[2024-05-01 10:00:00,000] INFO [ReplicaFetcher replicaId=2, leaderId=3, fetcherId=0] Current offset 1500 for partition payments-0 is out of range, which typically implies a leader change. Reset fetch offset to 1320 (kafka.server.ReplicaFetcherThread)',
+    [{ name: 'replica.out_of_range', labels: { topic: 'payments', partition: '0' } }],
+  ],
+  [
+    'Kafka 2.8 KafkaServer InconsistentClusterIdException',
+    "[2021-06-01 10:00:00,000] ERROR Fatal error during KafkaServer startup. Prepare to shutdown (kafka.server.KafkaServer)\n" +
+      "kafka.common.InconsistentClusterIdException: The Cluster ID kDaWYx2aQ1eoB7M9SXm6pQ doesn't match stored clusterId Some(0b5f6a2bQ2K5bxF6lrq1lA) in meta.properties. The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.\n" +
+      '\tat kafka.server.KafkaServer.startup(KafkaServer.scala:218)',
+    [{ name: 'broker.cluster_id_mismatch', labels: { expected: 'kDaWYx2aQ1eoB7M9SXm6pQ', stored: '0b5f6a2bQ2K5bxF6lrq1lA' } }],
+  ],
+  [
+    'public (gist kstdennis/beb12f32, 2019): KafkaZkClient$CheckedEphemeral after a session expiry',
+    "[2019-09-09 01:02:22,490] ERROR Error while creating ephemeral at /brokers/ids/1, node already exists and owner '246874773735211023' does not match current session '246874773735211024' (kafka.zk.KafkaZkClient$CheckedEphemeral)",
+    [{ name: 'zk.ephemeral_conflict', labels: { path: '/brokers/ids/1' } }],
+  ],
+  [
+    'Kafka 3.9 AlterPartitionManager stale broker epoch',
+    '[2024-05-01 10:00:00,000] WARN [zk-broker-2-to-controller-alter-partition-channel-manager]: Broker had a stale broker epoch (4294967310), retrying. (kafka.server.DefaultAlterPartitionManager)',
+    [{ name: 'broker.stale_epoch' }],
+  ],
+  [
+    'kafka-raft 3.9 QuorumState: a voter becomes candidate',
+    '[2024-05-01 10:00:00,000] INFO [RaftManager id=1] Completed transition to CandidateState(localId=1, localDirectoryId=Zq2kq3tVQe2Yw4zGQp2xFw,epoch=7, retries=1, voteStates={1=GRANTED, 2=UNRECORDED, 3=UNRECORDED}, highWatermark=Optional[LogOffsetMetadata(offset=1200, metadata=Optional.empty)], electionTimeoutMs=1432) from FollowerState(fetchTimeoutMs=2000, epoch=6, leader=2, voters=[1, 2, 3], highWatermark=Optional.empty, fetchingSnapshot=Optional.empty) (org.apache.kafka.raft.QuorumState)',
+    [{ name: 'kraft.quorum_transition', labels: { state: 'candidate' } }],
+  ],
+  [
+    'clients 3.9 Selector: TLS handshake failure',
+    '[2024-05-01 10:00:00,000] INFO [SocketServer listenerType=ZK_BROKER, nodeId=1] Failed authentication with /10.0.4.17 (SSL handshake failed) (org.apache.kafka.common.network.Selector)',
+    [{ name: 'auth.failed', labels: { from: '10.0.4.17', kind: 'tls' } }],
+  ],
+  [
+    'clients 3.9 Selector: SASL failure',
+    '[2024-05-01 10:00:00,000] INFO [SocketServer listenerType=ZK_BROKER, nodeId=1] Failed authentication with /10.0.4.18 (Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512) (org.apache.kafka.common.network.Selector)',
+    [{ name: 'auth.failed', labels: { from: '10.0.4.18', kind: 'sasl' } }],
+  ],
+  [
+    'JDK CertificateExpiredException inside a handshake failure',
+    '[2024-05-01 10:00:00,000] ERROR [Producer clientId=producer-1] Connection to node -1 (kafka-0/10.0.4.10:9093) failed authentication due to: SSL handshake failed (org.apache.kafka.clients.NetworkClient)\n' +
+      'Caused by: java.security.cert.CertificateExpiredException: NotAfter: Tue Apr 30 23:59:59 UTC 2024',
+    [{ name: 'tls.cert_expired' }],
+  ],
+  [
+    'clients 3.9 NetworkClient: an advertised address that cannot be reached',
+    '[2024-05-01 10:00:00,000] WARN [Consumer clientId=c-1, groupId=g] Connection to node 1 (kafka-1.internal/10.0.4.11:9092) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)',
+    [{ name: 'client.connect_failed', labels: { node: '1', address: 'kafka-1.internal/10.0.4.11:9092', via: 'advertised' } }],
+  ],
+  [
+    'clients 1.1 NetworkClient: the bootstrap address cannot be reached',
+    '[2018-03-01 10:00:00,000] WARN [Consumer clientId=c-1, groupId=g] Connection to node -1 could not be established. Broker may not be available. (org.apache.kafka.clients.NetworkClient)',
+    [{ name: 'client.connect_failed', labels: { node: '-1', via: 'bootstrap' } }],
+  ],
+  [
+    'clients 2.1-4.x FetchSessionHandler',
+    '[2019-07-23 21:50:25,000] INFO [Consumer clientId=consumer-4, groupId=iotsdkservermgr] Node 2 was unable to process the fetch request with (sessionId=987152831, epoch=10154): INVALID_FETCH_SESSION_EPOCH. (org.apache.kafka.clients.FetchSessionHandler)',
+    [{ name: 'fetch.session_error', labels: { node: '2', error: 'INVALID_FETCH_SESSION_EPOCH' } }],
+  ],
+  [
+    'Kafka 1.1 Log.roll: a segment that already exists',
+    '[2018-03-01 10:00:00,000] ERROR [ReplicaManager broker=1] Error processing append operation on partition events-2 (kafka.server.ReplicaManager)\n' +
+      'kafka.common.KafkaException: Trying to roll a new log segment for topic partition events-2 with start offset 5410 while it already exists.',
+    [{ name: 'log.signature', labels: { id: 'roll-existing-segment' } }],
+  ],
+]
+
+/** The signals these rows are about; other rows of the table (generic and per-component error signals) also fire on ERROR records. */
+const OWN = new Set(rows.flatMap(([, , expected]) => expected.map((e) => e.name as string)))
+
+describe('adapters/logs/failure-matchers', () => {
+  it.each(rows)('%s', (_label, text, expected) => {
+    const { signals } = parse(text)
+    const got = signals.map((s) => brief({ ...s, broker: undefined })).filter((s) => OWN.has(s.name as string))
+    expect(got).toEqual(expected)
+  })
+
+  it('every signal these rows give is in the catalogue', () => {
+    for (const [, , expected] of rows) for (const e of expected) expect(CATALOGUE).toHaveProperty([e.name as string])
+  })
+
+  it('an ordinary start-up line names no failure', () => {
+    const { signals } = parse(
+      '[2024-05-01 10:00:00,000] INFO Skipping recovery of 1204 logs from /data/kafka since clean shutdown file was found (kafka.log.LogManager)\n' +
+        '[2024-05-01 10:00:00,000] INFO [kafka-log-cleaner-thread-0]: Starting (kafka.log.LogCleaner)\n' +
+        '[2024-05-01 10:00:00,000] INFO [SocketServer listenerType=ZK_BROKER, nodeId=1] Successfully authenticated with /10.0.4.17 (org.apache.kafka.common.network.Selector)',
+    )
+    expect(signals.map((s) => s.name)).toEqual([])
+  })
+
+  it.each([
+    ['kafka-log-cleaner-thread-0', 'log-cleaner'],
+    ['ReplicaFetcherThread-0-1', 'replica-fetcher'],
+    ['ExpirationReaper-1-Produce', 'purgatory-reaper'],
+    ['data-plane-kafka-request-handler-3', 'request-handler'],
+    ['some-app-thread', 'other'],
+  ])('thread %s is a %s thread', (name, kind) => expect(threadKind(name)).toBe(kind))
+
+  it('signature ids are unique', () => expect(new Set(SIGNATURES.map((s) => s.id)).size).toBe(SIGNATURES.length))
+})
