@@ -49,6 +49,9 @@ export class LogParser {
   private unknown = false
   private progress = 0
   private partial = ''
+  /** Detection ran on a short head with no dated line (see redetect); lines looked at since. */
+  private provisional = false
+  private sampled = 0
 
   /** `startLine` is the number of the first line fed (a tailer resuming mid-file). */
   constructor(cfg: LogSourceConfig, limits: Partial<ParserLimits> = {}, startLine = 1) {
@@ -78,6 +81,7 @@ export class LogParser {
    * signals of every record known to be complete.
    */
   push(text: string, final = false): Signal[] {
+    if (this.provisional && text !== '') this.redetect(text)
     if (this.wrapper !== undefined || !this.detected) {
       if (!this.detected) {
         const s = this.carry + text
@@ -88,6 +92,10 @@ export class LogParser {
         }
         this.carry = ''
         this.detect(lines.slice(0, this.limits.sampleLines))
+        if (lines.length <= this.limits.sampleLines && this.cfg.layout === undefined && (this.unknown || this.layout === 'none')) {
+          this.provisional = true
+          this.sampled = lines.length
+        }
         return this.push(s, final)
       }
       text = this.unwrap(text, final)
@@ -133,6 +141,26 @@ export class LogParser {
           break
         }
       }
+    }
+  }
+
+  /**
+   * A head flushed before a full sample was read (a tailer's idle timeout) may hold no dated line at
+   * all, e.g. the tail of a stack trace: the layout found in it is a guess. Later chunks are looked at
+   * until one shows a dated layout, which replaces the guess, or a full sample has gone by.
+   */
+  private redetect(text: string): void {
+    const lines = text.split('\n', this.limits.sampleLines)
+    this.sampled += lines.length
+    const inner = this.wrapper ? lines.map((l) => unwrapLine(l, this.wrapper!)?.inner ?? l) : lines
+    if (detectLayout(inner) !== 'none') {
+      this.provisional = false
+      this.layout = this.cfg.layout
+      this.format = this.cfg.format
+      this.unknown = false
+      this.detect(lines)
+    } else if (this.sampled >= this.limits.sampleLines) {
+      this.provisional = false
     }
   }
 
