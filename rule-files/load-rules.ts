@@ -8,7 +8,7 @@ import { MAX_FILE_CHARS } from '../dsl/parse-file.js'
 import { diagnostic } from '../dsl/to-ast.js'
 
 /**
- * Reads rule files for every command that runs rules (lint, why, replay, serve, test): files and
+ * Reads rule files for every entry point that runs rules (the CLI commands, serve, the bot): files and
  * directories of `*.rules`, recursively, in a stable order, with rule names checked across files.
  * dsl/ never touches the file system; this is the one place that does.
  */
