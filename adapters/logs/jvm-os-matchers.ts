@@ -1,4 +1,4 @@
-import type { Draft, LogRecord, Matcher } from './matchers.js'
+import type { Draft, LogRecord, Matcher, MatchState } from './matchers.js'
 import type { LogFormat } from './types.js'
 import { ERRNO_TABLE, errnoOfText, errnoTexts, LINUX_ERRNO, type ErrnoName } from './wording/errno.js'
 
@@ -141,6 +141,22 @@ function hsErrIn(lines: readonly string[], from: number): string | undefined {
 const NATIVE_ALLOC_RE = /Native memory allocation \((mmap|malloc|mprotect)\) failed to (?:map|allocate|protect) (\d+) bytes(?:\. Error detail: (.+?)| for (.+?))?\.?\s*$/
 const COMMIT_RE = /os::commit_memory\(0x[0-9a-fA-F]+, (\d+), (?:\d+, )?\d\) failed; error='([^']*)' \(errno=(\d+)\)/
 
+/**
+ * Where the last native-memory line of a file stood in its banner (1 the commit_memory warning, 2 the
+ * headline, 3 the allocation line). When each line is a record of its own (a file with no layout),
+ * the later lines of one banner continue the event the first one reported rather than start another.
+ */
+const nativeBanner = new WeakMap<MatchState, { stage: number; single: boolean; at: number | undefined }>()
+
+/** False for a line that continues, one record later, the banner a previous single-line record began. */
+function startsNativeEvent(m: RegExpExecArray, rec: LogRecord, st: MatchState, at: number | undefined): boolean {
+  const stage = m[0].startsWith('os::commit_memory') ? 1 : m[0].startsWith('There is insufficient') ? 2 : 3
+  const single = rec.lines.length === 1
+  const prev = nativeBanner.get(st)
+  nativeBanner.set(st, { stage, single, at })
+  return !(prev && prev.single && single && stage > prev.stage && prev.at === at)
+}
+
 /** Reads a native out-of-memory banner (and the os::commit_memory warning before it) into one signal. */
 function nativeOom(m: RegExpExecArray, rec: LogRecord): Draft {
   const from = lineOf(m, rec)
@@ -239,7 +255,7 @@ export const JVM_OS_MATCHERS: readonly Matcher[] = [
     scope: 'record',
     formats: ANY,
     re: /There is insufficient memory for the Java Runtime Environment|Native memory allocation \((?:mmap|malloc|mprotect)\) failed|os::commit_memory\(0x[0-9a-fA-F]+, \d+, (?:\d+, )?\d\) failed/,
-    build: (m, r) => nativeOom(m, r),
+    build: (m, r, st, at) => (startsNativeEvent(m, r, st, at) ? nativeOom(m, r) : undefined),
   },
   // J8. hotspot vmError.cpp crash banner: "# A fatal error has been detected by the Java Runtime
   //     Environment:" then "#  SIGSEGV (0xb) at pc=0x…, pid=N, tid=N" (SIGBUS (0x7), SIGILL, …) or

@@ -211,6 +211,26 @@ describe('adapters/logs/jvm-os-matchers: JVM banners on stdout', () => {
     ])
   })
 
+  it('native OOM with one record per line (no layout): one signal per banner, a new one for the next attempt', () => {
+    // openimsdk/openim-docker#26 as a file of JVM output alone: a banner, then the next start's warning.
+    // `start` places lines without a time of their own, so the signals can be counted.
+    const text = [
+      '# There is insufficient memory for the Java Runtime Environment to continue.',
+      '# Native memory allocation (mmap) failed to map 1073741824 bytes for committing reserved memory.',
+      '# An error report file with more information is saved as:',
+      '# //hs_err_pid31767.log',
+      "OpenJDK 64-Bit Server VM warning: INFO: os::commit_memory(0x00000000c0000000, 1073741824, 0) failed; error='Not enough space' (errno=12)",
+      '#',
+      '# There is insufficient memory for the Java Runtime Environment to continue.',
+      '# Native memory allocation (mmap) failed to map 1073741824 bytes for committing reserved memory.',
+    ].join('\n')
+    const got = parse(text, { format: 'kafka', layout: 'none', start: BEFORE_AT }).signals.filter((s) => s.name === 'jvm.native_oom')
+    expect(got.map((s) => s.text)).toEqual([
+      '# There is insufficient memory for the Java Runtime Environment to continue.',
+      "OpenJDK 64-Bit Server VM warning: INFO: os::commit_memory(0x00000000c0000000, 1073741824, 0) failed; error='Not enough space' (errno=12)",
+    ])
+  })
+
   it('crash: a Kafka broker SIGSEGV in AbstractIndex.binarySearch (corretto/corretto-17#215)', () => {
     // https://github.com/corretto/corretto-17/issues/215 (Kafka 3.x broker on Corretto 17.0.14).
     const { signals } = parse(
