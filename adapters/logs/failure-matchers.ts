@@ -75,14 +75,15 @@ export const SIGNATURES: readonly Signature[] = [
 
 /** The rows; numbered F1… so comments and tests can name them. */
 export const FAILURE_MATCHERS: readonly Matcher[] = [
-  // F1. Kafka 0.9-3.x ShutdownableThread "[kafka-log-cleaner-thread-0]: Error due to" (0.9-1.0 logIdent
-  //     "[name]: "), 1.1-3.x fetchers "[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error due to";
+  // F1. Kafka 0.9-3.x ShutdownableThread: 0.9-1.0 logIdent "[name], " ("[kafka-log-cleaner-thread-0], Error
+  //     due to "), 1.1-3.x "[name]: " ("[kafka-log-cleaner-thread-0]: Error due to"), 1.1-3.x fetchers
+  //     "[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error due to";
   //     clients 0.10-4.x KafkaThread "Uncaught exception in thread 'name':". The thread is gone after it.
   {
     literals: ['Error due to', 'Uncaught exception in thread'],
     scope: 'message',
     formats: KAFKA_CLIENT,
-    re: /^\[([^\]]+?)\]:? Error due to$|Uncaught exception in thread '([^']+)':/,
+    re: /^\[([^\]]+?)\][:,]? Error due to\s*$|Uncaught exception in thread '([^']+)':/,
     build: (m) => {
       const thread = m[1] ?? m[2]
       return { name: 'thread.died', labels: { thread, kind: threadKind(thread) } }

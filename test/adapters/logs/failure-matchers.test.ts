@@ -23,6 +23,11 @@ const rows: Row[] = [
     ],
   ],
   [
+    'Kafka 0.10.2 ShutdownableThread logIdent "[name], ": the log cleaner thread dies',
+    '[2017-06-01 11:00:03,100] ERROR [kafka-log-cleaner-thread-0], Error due to  (kafka.log.LogCleaner)',
+    [{ name: 'thread.died', labels: { thread: 'kafka-log-cleaner-thread-0', kind: 'log-cleaner' } }],
+  ],
+  [
     'Kafka 1.1-3.x AbstractFetcherThread logIdent: a replica fetcher dies',
     '[2019-03-01 10:00:00,000] ERROR [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error due to (kafka.server.ReplicaFetcherThread)',
     [{ name: 'thread.died', labels: { thread: 'ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0', kind: 'replica-fetcher' } }],
