@@ -5,16 +5,24 @@ import { describeCond, describeStream, formatMs } from './describe-cond.js'
 import type { NearMiss } from './diagnosis.js'
 import { evaluateCond, streamOf } from './evaluate.js'
 import { evaluateAggregate } from './evaluate-aggregate.js'
+import { intervalGap } from './evaluate-temporal.js'
+import { compareAt, thresholdAt } from './fact-compare.js'
+import { formatComparison } from '../dsl/format-cond.js'
+import { lookupSignal } from '../signals/catalogue.js'
 import { timeOfDay, toEvidence } from './evidence.js'
 import { atomFilter, moreTelling } from './filter.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
-import { MISSING_HINTS, phraseOf } from './signal-phrases.js'
+import { MISSING_HINTS, NO_DATA_HINTS, phraseOf } from './signal-phrases.js'
 import { signalDimension, signalKind } from './signal-kind.js'
 
 /** A value at least this share of its threshold makes an unmet comparison worth mentioning. */
 const NEAR_RATIO = 0.5
 
-type Partial = { message: string; evidence: Signal[]; missing?: string }
+/** `hint` replaces the missing signal's usual hint when the evidence says otherwise. */
+type Partial = { message: string; evidence: Signal[]; missing?: string; hint?: string }
+
+/** How far a near miss looks for a partner that would have matched but was too far away. */
+const FAR_PARTNER_MIN_MS = 60_000
 
 /**
  * For a rule that did not match: did part of it hold? A temporal rule with only one side present, an
@@ -24,7 +32,7 @@ type Partial = { message: string; evidence: Signal[]; missing?: string }
 export function findNearMiss(rule: Rule, data: EvalData, window: EvalWindow): NearMiss | undefined {
   const partial = partialOf(rule.when, data, window)
   if (!partial) return undefined
-  const hint = partial.missing ? MISSING_HINTS[partial.missing] : undefined
+  const hint = partial.hint ?? (partial.missing ? MISSING_HINTS[partial.missing] : undefined)
   const miss: NearMiss = {
     ruleId: rule.id,
     severity: rule.severity,
@@ -59,7 +67,7 @@ function partialTemporal(cond: TemporalCond, data: EvalData, window: EvalWindow)
   const relation = cond.op === 'within' ? `within ${cond.windowText}` : `${cond.op} it within ${cond.windowText}`
   if (left.length && right.length) {
     const [l, r] = closestPair(left, right)
-    const gap = formatMs(Math.abs(l.at - r.at))
+    const gap = formatMs(intervalGap(l.firstAt, l.lastAt, r.firstAt, r.lastAt))
     return {
       message: `${occurrence(cond.left, l)} and ${occurrence(cond.right, r)}, but not ${relation} of each other (${gap} apart)`,
       evidence: [...l.evidence, ...r.evidence],
@@ -68,14 +76,25 @@ function partialTemporal(cond: TemporalCond, data: EvalData, window: EvalWindow)
   const [present, presentCond, absentCond] = left.length ? [left, cond.left, cond.right] : [right, cond.right, cond.left]
   if (!present.length) return undefined
   const latest = present[present.length - 1]
-  const nearby = closestValue(absentCond, data, latest.at, cond.windowMs)
-  const nearbyText = nearby ? ` (${phraseOf(absentCond.atom.signal).replace(/^an? /, 'the nearest ')} was ${valueText(nearby)} at ${timeOfDay(nearby.at)})` : ''
   const more = present.length > 1 ? ` (${present.length} in the window)` : ''
-  return {
-    message: `${occurrence(presentCond, latest)}${more}, but no ${describeStream(absentCond)} ${relation}${nearbyText}`,
-    evidence: nearby ? [...latest.evidence, nearby] : latest.evidence,
-    missing: absentCond.atom.signal,
+  const absent = absentCond.atom.signal
+  const head = `${occurrence(presentCond, latest)}${more}, but no ${describeStream(absentCond)} ${relation}`
+  // One that does satisfy the comparison, only too far away: say so, and never advise that it was too small.
+  const far = farPartner(absentCond, data, latest, Math.max(FAR_PARTNER_MIN_MS, cond.windowMs * 10))
+  if (far) {
+    const gap = formatMs(Math.round(intervalGap(far.start, far.signal.at, latest.firstAt, latest.lastAt)))
+    return {
+      message: `${head} (${phraseOf(absent)} of ${valueText(far.signal)} ending at ${timeOfDay(far.signal.at)} was ${gap} away)`,
+      evidence: [...latest.evidence, far.signal],
+      missing: absent,
+      hint: `one was logged ${gap} away: check that the two logs' clocks and time zones agree before looking elsewhere`,
+    }
   }
+  const nearby = closestValue(absentCond, data, latest.at, cond.windowMs)
+  const nearbyText = nearby ? ` (${phraseOf(absent).replace(/^an? /, 'the nearest ')} was ${valueText(nearby)} at ${timeOfDay(nearby.at)})` : ''
+  const partial: Partial = { message: `${head}${nearbyText}`, evidence: nearby ? [...latest.evidence, nearby] : latest.evidence, missing: absent }
+  if (!data.series.get(absent)?.length && NO_DATA_HINTS[absent]) partial.hint = NO_DATA_HINTS[absent]
+  return partial
 }
 
 function partialAnd(operands: Cond[], data: EvalData, window: EvalWindow): Partial | undefined {
@@ -101,11 +120,13 @@ function partialAnd(operands: Cond[], data: EvalData, window: EvalWindow): Parti
   const inner = positive.map((m) => partialOf(m, data, window))
   const missingText = positive.map((m, i) => (inner[i] ? inner[i]!.message : `no ${describeCond(m)}`)).join('; ')
   const firstMissing = unwrap(positive[0])
-  return {
+  const result: Partial = {
     message: `${heldText}, but ${missingText}`,
     evidence: [...shown.flatMap((h) => h.match.evidence.slice(-3)), ...inner.flatMap((p) => p?.evidence ?? [])],
     missing: inner[0]?.missing ?? (firstMissing.kind === 'stream' || firstMissing.kind === 'aggregate' ? firstMissing.atom.signal : undefined),
   }
+  if (inner[0]?.hint) result.hint = inner[0].hint
+  return result
 }
 
 function unwrap(c: Cond): Cond {
@@ -154,9 +175,11 @@ function partialStream(cond: StreamCond, data: EvalData, window: EvalWindow): Pa
     if (s.at < window.from || s.at > window.to || !keep(s) || s.value === undefined) continue
     if (!best || moreTelling(cond.compare, s.value, best.value!)) best = s
   }
-  if (!best || !closeEnough(best.value!, cond.compare.value.value, greater)) return undefined
+  const threshold = best ? thresholdAt(cond.compare, data, best.at) : undefined
+  if (!best || threshold === undefined || !closeEnough(best.value!, threshold, greater)) return undefined
+  const limit = cond.compare.of ? `${formatComparison(cond.compare)} (${formatValue(threshold, signalDimension(cond.atom.signal))})` : cond.compare.value.text
   return {
-    message: `the ${greater ? 'largest' : 'smallest'} ${cond.atom.signal} was ${valueText(best)} at ${timeOfDay(best.at)}, short of ${op} ${cond.compare.value.text}`,
+    message: `the ${greater ? 'largest' : 'smallest'} ${cond.atom.signal} was ${valueText(best)} at ${timeOfDay(best.at)}, short of ${op} ${limit}`,
     evidence: [best],
   }
 }
@@ -186,6 +209,25 @@ function closestValue(cond: StreamCond, data: EvalData, t: number, d: number): S
     if (s.at > t + d) break
     if (!keep(s) || s.value === undefined) continue
     if (!best || moreTelling(cond.compare, s.value, best.value!)) best = s
+  }
+  return best
+}
+
+/**
+ * The event of `cond` nearest to `m` (by the gap between their intervals) that satisfies the whole
+ * condition, looking `range` either side: a partner that would have matched had it been closer.
+ */
+function farPartner(cond: StreamCond, data: EvalData, m: Match, range: number): { signal: Signal; start: number } | undefined {
+  const keep = atomFilter(cond.atom)
+  const lasting = lookupSignal(cond.atom.signal)?.lasting === true
+  let best: { signal: Signal; start: number; gap: number } | undefined
+  for (const s of data.series.get(cond.atom.signal) ?? []) {
+    if (s.at < m.firstAt - range) continue
+    const start = lasting && s.value !== undefined ? s.at - s.value : s.at
+    if (start > m.lastAt + range) break
+    if (!keep(s) || (cond.compare && !compareAt(s.value, cond.compare, data, s.at))) continue
+    const gap = intervalGap(start, s.at, m.firstAt, m.lastAt)
+    if (!best || gap < best.gap) best = { signal: s, start, gap }
   }
   return best
 }

@@ -38,6 +38,16 @@ export const MISSING_HINTS: Record<string, string> = {
   'group.rebalance': 'no rebalance churn — look for other connection churn or a heap dump',
 }
 
+/**
+ * What to say instead when the missing signal does not occur in the data at all: its log was most
+ * likely not given, so its absence proves nothing (no safepoint log is not "no pause").
+ */
+export const NO_DATA_HINTS: Record<string, string> = {
+  'safepoint.sync': 'no safepoint log was given, so a pause cannot be ruled out — add the GC/safepoint log of the same minutes',
+  'safepoint.total': 'no safepoint log was given, so a pause cannot be ruled out — add the GC/safepoint log of the same minutes',
+  'gc.pause': 'no GC log was given, so a long GC pause cannot be ruled out — add the GC log of the same minutes',
+}
+
 /** "a ZooKeeper session timeout", or the signal name when there is no phrase. */
 export function phraseOf(signal: string): string {
   return SIGNAL_PHRASES[signal] ?? signal

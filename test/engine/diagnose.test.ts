@@ -177,6 +177,12 @@ describe('engine/diagnose', () => {
       message: 'a safepoint sync (3s) at 00:00:09, but no zk.session_timeout within 5s — the session survived; the pause alone did not move leadership',
     },
     {
+      name: 'a timeout and no safepoint log at all: a pause cannot be ruled out',
+      signals: [sig('zk.session_timeout', 10, 7768)],
+      message:
+        'a ZooKeeper session timeout (7.77s) at 00:00:10, but no safepoint.sync > 2s within 5s — no safepoint log was given, so a pause cannot be ruled out — add the GC/safepoint log of the same minutes',
+    },
+    {
       name: 'both, too far apart',
       signals: [sig('zk.session_timeout', 50, 7768), sig('safepoint.sync', 10, 3000)],
       message: 'a ZooKeeper session timeout (7.77s) at 00:00:50 and a safepoint sync (3s) at 00:00:10, but not within 5s of each other (40s apart)',
@@ -186,6 +192,15 @@ describe('engine/diagnose', () => {
     expect(diagnosis.causes).toEqual([])
     expect(diagnosis.nearMisses.map((n) => n.message)).toEqual([message])
     expect(diagnosis.nearMisses[0].evidence.length).toBeGreaterThan(0)
+  })
+
+  it('never says a pause was too short when a long enough one lies just outside the window: it points at the clocks', async () => {
+    const signals = [sig('zk.session_timeout', 100, 7768), sig('safepoint.sync', 90, 8700)]
+    const { diagnosis } = await diagnoseSignals(STW, signals, { from: 95_000, to: 3600_000 })
+    expect(diagnosis.nearMisses.map((n) => n.message)).toEqual([
+      "a ZooKeeper session timeout (7.77s) at 00:01:40, but no safepoint.sync > 2s within 5s (a safepoint sync of 8.7s ending at 00:01:30 was 10s away) — one was logged 10s away: check that the two logs' clocks and time zones agree before looking elsewhere",
+    ])
+    expect(diagnosis.nearMisses[0].evidence.map((e) => e.signal)).toEqual(['safepoint.sync', 'zk.session_timeout'])
   })
 
   it('reports an aggregate that came within reach of its threshold, naming the group', async () => {
