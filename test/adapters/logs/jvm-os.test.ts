@@ -81,6 +81,17 @@ describe('adapters/logs/jvm-os-matchers: errno texts in every locale', () => {
     expect(got).toEqual([{ name: want.name, labels: { dir: '/broder/log', path, ...want.labels } }])
   })
 
+  // A Kafka exception wrapping the JDK's: seed 001's record with the errno text in its `Caused by:`
+  // (UnifiedLog.scala 3.x throws KafkaStorageException with the message it logged, the cause attached).
+  it.each(TEXT_ROWS)('%s %s "%s" in a Caused by: line', (errno, _locale, text) => {
+    const want = ERRNO_SIGNALS[errno]
+    const wrapper = 'org.apache.kafka.common.errors.KafkaStorageException: Error while appending records to LoadTestingTopic in dir /broder/log'
+    const record = [SEED_HEADER, wrapper, ...SEED_FRAMES, `Caused by: java.io.IOException: ${text}`]
+    const got = parse(record.join('\n') + '\n').signals.filter((s) => s.name === want.name)
+    expect(got.map(brief)).toEqual([{ name: want.name, labels: { dir: '/broder/log', ...want.labels } }])
+    expect(got[0].text?.split('\n')[1]).toBe(`Caused by: java.io.IOException: ${text}`)
+  })
+
   it('keeps seed 001 itself reading as before: Map failed, the mmap OOM, the dir failure', () => {
     const names = parse(SEED_001.join('\n')).signals.map((s) => brief(s))
     expect(names).toContainEqual({ name: 'log.map_failed', labels: { dir: '/broder/log', topic: 'LoadTestingTopic' } })
