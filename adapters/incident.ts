@@ -262,6 +262,8 @@ async function* readJsonl(file: string, stats: SourceStats): AsyncIterable<Signa
 }
 
 async function* readLog(file: string, cfg: LogSourceConfig, stats: SourceStats, limits = DEFAULT_ARCHIVE_LIMITS): AsyncIterable<Signal[]> {
+  // A log with no timestamps at all is placed at its file's modification time, marked time_unknown.
+  const mtime = cfg.undatedAt ?? (await stat(file).then((st) => Math.floor(st.mtimeMs), () => undefined))
   for await (const entry of openInput(file, limits)) {
     const name = entry.name === file ? cfg.path : path.join(cfg.path, path.relative(file, entry.name))
     if (entry.name !== file && SKIPPED_NAMES.test(entry.name)) continue
@@ -287,7 +289,7 @@ async function* readLog(file: string, cfg: LogSourceConfig, stats: SourceStats, 
         yield r.value
       }
     }
-    const reader = readLogStream({ ...cfg, path: name }, rest())
+    const reader = readLogStream({ ...cfg, path: name, ...(mtime !== undefined ? { undatedAt: mtime } : {}) }, rest())
     const report: FileReport = { file: entry.name, kind: 'log', stats: reader.stats }
     stats.files.push(report)
     try {

@@ -27,7 +27,8 @@ export function isHeaderAt(s: string, p: number, layout: LayoutName): boolean {
   const c = s.charCodeAt(p)
   switch (layout) {
     case 'apache':
-      return c === 91 && isDigit(s.charCodeAt(p + 1))
+      // "[2018-…] LEVEL", or "[] LEVEL" from a pattern whose date conversion printed nothing.
+      return c === 91 && (isDigit(s.charCodeAt(p + 1)) || (s.charCodeAt(p + 1) === 93 && s.charCodeAt(p + 2) === 32 && s.charCodeAt(p + 3) >= 65))
     case 'strimzi':
     case 'cloudera':
       return isDigit(c) && s.charCodeAt(p + 4) === 45 && isDigit(s.charCodeAt(p + 11))
@@ -40,11 +41,24 @@ export function isHeaderAt(s: string, p: number, layout: LayoutName): boolean {
       return i > p && isDigit(s.charCodeAt(i))
     }
     case 'none':
-      return true
+      return !continuesStackTrace(s, p, c)
   }
 }
 
-const APACHE_RE = /^\[([^\]]+)\] (\w+) ?(.*)$/s
+const FRAME_AT_COLUMN_0 = /^at [\w$.\/]+[.<][\w$<>]*\(/
+
+/** A stack frame ("\tat …", "    at …", "\t... 12 more") or "Caused by: …" line: part of the exception above it. */
+function continuesStackTrace(s: string, p: number, c: number): boolean {
+  if (c === 67) return s.startsWith('Caused by: ', p)
+  // Frames pasted without their tab (seed 001's report): "at java.base/sun.nio.ch.FileChannelImpl.map(…)".
+  if (c === 97) return FRAME_AT_COLUMN_0.test(s.slice(p, p + 256))
+  if (c !== 9 && c !== 32) return false
+  let i = p
+  while (s.charCodeAt(i) === 9 || s.charCodeAt(i) === 32) i++
+  return s.startsWith('at ', i) || s.startsWith('... ', i) || s.startsWith('Caused by: ', i)
+}
+
+const APACHE_RE = /^\[([^\]]*)\] (\w+) ?(.*)$/s
 const DATE_FIRST_RE = /^(\S+(?: \d\d:\d\d\S*)?) +(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*)$/s
 const TRAILING_LOGGER_RE = /\s\(([\w.$-]+)\)$/
 const TRAILING_THREAD_RE = /\s\[[^\]]*\]$/
@@ -218,6 +232,7 @@ export function detectLayout(sample: readonly string[]): LayoutName {
 
 const GC_HINT = /Total time for which application threads were stopped|\[GC|\[Full GC|GC\(\d+\) Pause|Safepoint "|\bvmop\b|\[gc\b|\[safepoint/
 const CLIENT_HINT = /records sent, |\[(?:Producer|Consumer) clientId=|org\.apache\.kafka\.clients\.|Exception: This server is not the leader/
+const JAVA_TEXT_HINT = /^\s+at [\w$.\/]+[.<][\w$<>]*\(|^Caused by: |^Exception in thread "|[\w$]+(?:Exception|Error)(?::|$)|A fatal error has been detected by the Java Runtime Environment|insufficient memory for the Java Runtime Environment/m
 const BROKER_HINT = /\((?:kafka\.(?:server|cluster|log|controller|coordinator|network|zk|zookeeper)\.|state\.change\.logger|org\.apache\.zookeeper\.|org\.apache\.kafka\.(?:storage|controller|metadata|raft|server)\.)/
 
 /**
@@ -230,5 +245,8 @@ export function detectFormat(sample: readonly string[], layout: LayoutName): Log
   const broker = BROKER_HINT.test(text)
   if (!broker && CLIENT_HINT.test(text)) return 'client'
   if (layout !== 'none') return broker || !CLIENT_HINT.test(text) ? 'kafka' : 'client'
+  // Undated text that holds a Java exception or a JVM fatal banner (stdout, a pasted stack) is read
+  // as the broker's: its errors become signals instead of the file being skipped as unknown.
+  if (JAVA_TEXT_HINT.test(text)) return 'kafka'
   return undefined
 }

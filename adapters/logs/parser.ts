@@ -1,4 +1,5 @@
 import type { Signal } from '../../signals/signal.js'
+import { GENERIC_SIGNALS, GENERIC_TEXT_MAX, genericDraft, genericPrefilter, type GenericPrefilter } from './generic.js'
 import { detectFormat, detectLayout, detectWrapper, isHeaderAt, readHeader, readJvmHeader, unwrapLine } from './layout.js'
 import { brokerNamedIn, matchersFor, mayMatch, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
 import { resolveZone, type ZoneOffset } from './timestamp.js'
@@ -31,6 +32,20 @@ const DAMAGED_HEADER = /^[\d\-:,. T]{1,30}\]? (?:TRACE|DEBUG|INFO|WARN|ERROR|FAT
 /** kafka-producer-perf-test prints a progress line every 5000 ms (ProducerPerformance Stats reportingInterval). */
 const PERF_REPORT_INTERVAL_MS = 5000
 
+/** How far back (characters) an undated record looks for the time of the timestamped line before it. */
+const NEIGHBOUR_LOOKBACK_CHARS = 64 * 1024
+
+/** The label a signal carries when its file had no timestamps at all and its time is a stand-in. */
+export const TIME_UNKNOWN_LABEL = 'time_unknown'
+
+const GENERIC = new Set<string>(GENERIC_SIGNALS)
+
+/** The first line of a Java exception or a JVM fatal banner, read as a record where no record is above it. */
+const ORPHAN_EXCEPTION = /^\s*(?:Exception in thread "|(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?::|\s*$)|#\s+(?:A fatal error has been detected|There is insufficient memory) )/
+
+/** Signals of undated records waiting for the next timestamped line of the file to give them a time. */
+type Pending = { drafts: Signal[] }
+
 /** A stateful parser for one file; feed it whole lines in order. */
 export class LogParser {
   readonly stats: ParseStats = emptyStats()
@@ -41,6 +56,13 @@ export class LogParser {
   private readonly limits: ParserLimits
   private readonly zone: ZoneOffset
   private set: MatcherSet | undefined
+  private prefilter: GenericPrefilter | undefined
+  /** Time of the latest timestamped line seen, for records written without one. */
+  private lastAt: number | undefined
+  /** Signals of undated records met before any timestamped line, in file order. */
+  private readonly pending: Pending = { drafts: [] }
+  /** Records placed at `undatedAt` so far (each 1 ms after the one before, to keep their order). */
+  private undated = 0
   private readonly state: MatchState = newMatchState()
   private anchor: number | undefined
   private carry = ''
@@ -133,6 +155,7 @@ export class LogParser {
     }
     if (this.format === 'gc' && this.layout === 'none') this.layout = 'jvm'
     this.set = matchersFor(this.format)
+    this.prefilter = genericPrefilter(this.set)
     if (this.format === 'gc' && this.anchor === undefined) {
       for (const l of lines) {
         const h = readJvmHeader(l, this.zone)
@@ -220,8 +243,11 @@ export class LogParser {
         line++
       }
     }
-    const re = set.trigger
-    const scanner = set.scanner
+    const pre = this.prefilter as GenericPrefilter
+    const re = pre.trigger
+    const scanner = pre.scanner
+    const levelRe = pre.level
+    let levelAt = -1
     // Lines holding U+FFFD (invalid UTF-8) are skipped; one forward pointer keeps the check linear.
     let nextBad = s.indexOf('\ufffd')
     let from = 0
@@ -232,6 +258,12 @@ export class LogParser {
         re.lastIndex = from
         hit = re.exec(s)?.index ?? -1
       }
+      // Level words ("] ERROR ") are found by a second, regex pass; its next hit is kept until passed.
+      if (levelAt !== Infinity && levelAt < from) {
+        levelRe.lastIndex = from
+        levelAt = levelRe.exec(s)?.index ?? Infinity
+      }
+      if (levelAt < s.length && (hit < 0 || levelAt < hit)) hit = levelAt
       if (hit < 0 || hit >= limit) break
       const ls = hit === 0 ? 0 : s.lastIndexOf('\n', hit - 1) + 1
       if (ls < pos) {
@@ -247,27 +279,35 @@ export class LogParser {
       }
       let start = ls
       let startLine = line
+      let orphan = false
       if (!isHeaderAt(s, ls, layout)) {
         // A trigger inside a stack trace belongs to the record above it; a line that still shows a
         // level after a mangled timestamp (seed 002's "018-03-24 13:43:00,285] INFO …") is a record
         // whose start was cut off, and so is a trigger line with no record above it.
         const hs = DAMAGED_HEADER.test(s.slice(ls, Math.min(le, ls + 48))) ? -1 : headerBefore(s, ls, floor, layout, this.limits.maxRecordLines)
         if (hs < 0) {
-          this.stats.unparsed['no-layout']++
-          from = le + 1
-          continue
+          // An exception with no record above it (JVM stdout before log4j, a file cut mid-way) is an
+          // undated record of its own: its error still counts.
+          orphan = ORPHAN_EXCEPTION.test(s.slice(ls, Math.min(le, ls + 512)))
+          if (!orphan) {
+            this.stats.unparsed['no-layout']++
+            from = le + 1
+            continue
+          }
+        } else {
+          startLine = line - countNewlines(s, hs, ls)
+          start = hs
         }
-        startLine = line - countNewlines(s, hs, ls)
-        start = hs
       }
       const end = recordEnd(s, start, layout, this.limits.maxRecordLines, limit)
-      this.emit(s.slice(start, end), startLine, out)
+      this.emit(s.slice(start, end), startLine, out, s, start, orphan)
       advance(end)
       floor = end
       from = end
     }
     advance(limit)
     this.countInvalid(s, limit)
+    this.settleTimes(s, limit, layout, out, final)
     this.stats.lines += line - base
     this.carry = s.slice(limit)
     this.carryLine = line
@@ -285,14 +325,14 @@ export class LogParser {
     }
   }
 
-  private emit(text: string, lineNo: number, out: Signal[]): void {
+  private emit(text: string, lineNo: number, out: Signal[], chunk: string, offset: number, orphan = false): void {
     const maxLine = this.limits.maxLineChars
     const nl = text.indexOf('\n')
     let lines = nl < 0 || nl === text.length - 1 ? [nl < 0 ? text : text.slice(0, nl)] : text.split('\n')
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
     lines = lines.map((l) => (l.length > maxLine ? l.slice(0, maxLine) : l.endsWith('\r') ? l.slice(0, -1) : l))
     const layout = this.layout as LayoutName
-    const header = readHeader(lines[0], layout, this.zone, this.anchor)
+    const header = readHeader(lines[0], layout, this.zone, this.anchor) ?? (orphan ? { message: lines[0].trim() } : undefined)
     if (!header) {
       this.stats.unparsed['no-layout']++
       return
@@ -308,12 +348,21 @@ export class LogParser {
     this.stats.records++
     const rec: LogRecord = { header, lines }
     const drafts = this.match(rec, at)
+    const generic = genericDraft(rec, drafts.map((d) => d.name))
+    if (generic) drafts.push(generic)
+    if (header.at !== undefined) this.stampSeen(header.at, out)
     if (drafts.length === 0) return
-    if (at === undefined) {
-      this.stats.unparsed['no-timestamp']++
-      return
-    }
-    const named = this.cfg.broker === undefined && this.format !== 'client' ? brokerNamedIn(header.message) : undefined
+    // A record written without a time takes the time of the timestamped line before it; before the
+    // first one, it waits for the next (settleTimes), and a file with none at all uses `undatedAt`.
+    if (at === undefined && layout !== 'none') at = this.timeBefore(chunk, offset, layout)
+    const signals = this.toSignals(drafts, at ?? Number.NaN, lines, lineNo, header.message)
+    if (at === undefined) this.pending.drafts.push(...signals)
+    else out.push(...signals)
+  }
+
+  private toSignals(drafts: Draft[], at: number, lines: readonly string[], lineNo: number, message: string): Signal[] {
+    const named = this.cfg.broker === undefined && this.format !== 'client' ? brokerNamedIn(message) : undefined
+    const out: Signal[] = []
     for (const d of drafts) {
       const sig: Signal = { name: d.name, at: d.atOffsetMs ? at + Math.round(d.atOffsetMs) : at, cluster: this.cfg.cluster, source: `log:${this.cfg.path}:${lineNo}` }
       const broker = d.broker ?? this.cfg.broker ?? named
@@ -321,9 +370,90 @@ export class LogParser {
       if (d.value !== undefined) sig.value = d.value
       if (d.labels && Object.keys(d.labels).length > 0) sig.labels = d.labels
       sig.text = d.line ? `${lines[0]}\n${lines[d.line].trim()}` : lines[0]
+      if (GENERIC.has(d.name) && sig.text.length > GENERIC_TEXT_MAX) sig.text = `${sig.text.slice(0, GENERIC_TEXT_MAX - 1)}…`
       out.push(sig)
     }
     this.stats.signals += drafts.length
+    return out
+  }
+
+  /** A timestamped line was read: it dates the undated records waiting before it. */
+  private stampSeen(at: number, out: Signal[]): void {
+    this.lastAt = at
+    if (this.pending.drafts.length === 0) return
+    for (const sig of this.pending.drafts) {
+      sig.at = at
+      out.push(sig)
+    }
+    this.pending.drafts = []
+  }
+
+  /** Time of the nearest timestamped record line before `offset` in this chunk, else the last one seen. */
+  private timeBefore(s: string, offset: number, layout: LayoutName): number | undefined {
+    const floor = Math.max(0, offset - NEIGHBOUR_LOOKBACK_CHARS)
+    let p = offset
+    while (p > floor) {
+      const ls = s.lastIndexOf('\n', p - 2) + 1
+      if (ls < floor) break
+      if (isHeaderAt(s, ls, layout)) {
+        const at = readHeader(s.slice(ls, lineEnd(s, ls)), layout, this.zone, this.anchor)?.at
+        if (at !== undefined) return at
+      }
+      if (ls === 0) break
+      p = ls
+    }
+    return this.lastAt
+  }
+
+  /**
+   * After each chunk: undated records still waiting take the first timestamped line after them; the
+   * last timestamp of the chunk is remembered for the next. At the end of the file, records that never
+   * met a timestamp are placed at `undatedAt` in file order (1 ms apart) and marked `time_unknown`,
+   * or counted as `no-timestamp` when no such time was given.
+   */
+  private settleTimes(s: string, limit: number, layout: LayoutName, out: Signal[], final: boolean): void {
+    if (layout !== 'none' && this.pending.drafts.length > 0) {
+      // Bounded: past that many lines the next stamp met (a later record, the chunk's last line) serves.
+      for (let p = 0, k = 0; p < limit && k < this.limits.maxRecordLines; p = lineEnd(s, p) + 1, k++) {
+        if (!isHeaderAt(s, p, layout)) continue
+        const at = readHeader(s.slice(p, lineEnd(s, p)), layout, this.zone, this.anchor)?.at
+        if (at !== undefined) {
+          this.stampSeen(at, out)
+          break
+        }
+      }
+    }
+    if (layout !== 'none') {
+      let p = limit
+      for (let k = 0; k < this.limits.maxRecordLines && p > 0; k++) {
+        const ls = s.lastIndexOf('\n', p - 2) + 1
+        if (isHeaderAt(s, ls, layout)) {
+          const at = readHeader(s.slice(ls, lineEnd(s, ls)), layout, this.zone, this.anchor)?.at
+          if (at !== undefined) {
+            this.stampSeen(at, out)
+            break
+          }
+        }
+        if (ls === 0) break
+        p = ls
+      }
+    }
+    if (!final || this.pending.drafts.length === 0) return
+    const base = this.cfg.undatedAt ?? this.cfg.start
+    if (base === undefined) {
+      this.stats.unparsed['no-timestamp'] += new Set(this.pending.drafts.map((d) => d.source)).size
+      this.stats.signals -= this.pending.drafts.length
+    } else {
+      let lastSource = ''
+      for (const sig of this.pending.drafts) {
+        if (sig.source !== lastSource) this.undated++
+        lastSource = sig.source
+        sig.at = base + this.undated - 1
+        sig.labels = { ...sig.labels, [TIME_UNKNOWN_LABEL]: 'true' }
+        out.push(sig)
+      }
+    }
+    this.pending.drafts = []
   }
 
   private match(rec: LogRecord, at: number | undefined): Draft[] {

@@ -36,6 +36,11 @@ export type LogSourceConfig = {
   jvmStart?: number
   /** Epoch ms of the first line of a file with no timestamps (perf-test output); progress lines are 5 s apart. */
   start?: number
+  /**
+   * Epoch ms standing in for the time of a file that has no timestamps at all (replay uses the file's
+   * modification time). Its records keep their order, 1 ms apart, and carry the label `time_unknown`.
+   */
+  undatedAt?: number
 }
 
 /** Why a line produced no signal although it should have been read. Stable text: used as counter keys. */

@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { emptySourceStats, readSignalSources } from '../../../adapters/incident.js'
+import { GENERIC_SIGNALS } from '../../../adapters/logs/generic.js'
 import type { Signal } from '../../../signals/signal.js'
 
 const FIX = path.join(import.meta.dirname, 'fixtures')
@@ -13,6 +14,9 @@ async function readAll(paths: string[], cluster?: string) {
   for await (const batch of readSignalSources(paths, { cluster, stats })) signals.push(...batch)
   return { signals, stats }
 }
+
+/** The specific signals alone; the generic error signal of the same records is asserted apart. */
+const specificOnly = (signals: Signal[]) => signals.filter((s) => !(GENERIC_SIGNALS as readonly string[]).includes(s.name))
 
 const names = (signals: Signal[]) => signals.map((s) => `${s.name}${s.broker ? `@${s.broker}` : ''}`)
 
@@ -46,12 +50,26 @@ describe('adapters/incident', () => {
   })
 
   it('seed 001: log dir failure, Map failed and the OutOfMemoryError from the Caused by line', async () => {
-    const { signals } = await readAll([path.join(FIX, 'seed-001')])
+    const { signals: all } = await readAll([path.join(FIX, 'seed-001')])
+    const signals = specificOnly(all)
     expect(signals.map((s) => [s.name, s.labels])).toEqual([
       ['log.dir_failure', { dir: '/broder/log', topic: 'LoadTestingTopic' }],
       ['log.map_failed', { dir: '/broder/log', topic: 'LoadTestingTopic' }],
       ['jvm.oom', { kind: 'map' }],
     ])
+    // The same record as a generic error: its stack's first exception, the root cause, and the
+    // specific signals it also yielded, so a rule that explains those explains it too.
+    const generic = all.filter((s) => s.name === 'log.error')
+    expect(generic).toHaveLength(1)
+    expect(generic[0].labels).toMatchObject({
+      logger: 'org.apache.kafka.storage.internals.log.LogDirFailureChannel',
+      exception: 'java.io.IOException',
+      root_cause: 'java.lang.OutOfMemoryError: Map failed',
+      topic: 'LoadTestingTopic',
+      path: '/broder/log',
+    })
+    expect(generic[0].labels?.signals?.split(',')).toEqual(expect.arrayContaining(['jvm.oom', 'log.dir_failure', 'log.map_failed']))
+    expect(generic[0].text).toBe(signals[2].text)
     const oom = signals[2]
     expect(oom.text?.split('\n')).toEqual([
       '[2024-01-10 09:00:00,000] ERROR Error while appending records to LoadTestingTopic in dir /broder/log (org.apache.kafka.storage.internals.log.LogDirFailureChannel)',
@@ -61,7 +79,8 @@ describe('adapters/incident', () => {
   })
 
   it('seed 002: heap OOM through downConvert, then the ISR shrinks, on the broker the lines name', async () => {
-    const { signals } = await readAll([path.join(FIX, 'seed-002')])
+    const { signals: all } = await readAll([path.join(FIX, 'seed-002')])
+    const signals = specificOnly(all)
     expect(names(signals)).toEqual([
       'jvm.oom@1001',
       'fetch.down_conversion_error@1001',
@@ -74,6 +93,10 @@ describe('adapters/incident', () => {
     expect(signals[0].labels).toEqual({ kind: 'heap' })
     expect(signals[1].labels).toEqual({ topic: 'voltetraffica.data' })
     expect(signals[3].labels).toEqual({ topic: 's1mme.data', partition: '72', from: '1001,1002', to: '1001' })
+    const generic = all.filter((s) => s.name === 'log.error')
+    expect(generic.map((s) => s.broker)).toEqual(['1001'])
+    expect(generic[0].labels).toMatchObject({ logger: 'kafka.server.KafkaApis', exception: 'java.lang.OutOfMemoryError' })
+    expect(generic[0].labels?.signals?.split(',')).toEqual(expect.arrayContaining(['fetch.down_conversion_error', 'jvm.oom']))
   })
 
   it('seed 003: one group rebalancing every 30 s on its coordinator', async () => {
