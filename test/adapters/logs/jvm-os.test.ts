@@ -290,6 +290,30 @@ describe('adapters/logs/jvm-os-matchers: JVM banners on stdout', () => {
     ])
   })
 
+  it('crash: SIGBUS in an mmap copy of a broker (apache/rocketmq#3511, JDK 10)', () => {
+    // https://github.com/apache/rocketmq/issues/3511: a message broker's mapped file cut under it.
+    const text = out(
+      '#',
+      '# A fatal error has been detected by the Java Runtime Environment:',
+      '#',
+      '#  SIGBUS (0x7) at pc=0x00007ff481c70304, pid=24249, tid=24426',
+      '#',
+      '# JRE version: Java(TM) SE Runtime Environment (10.0.2+13) (build 10.0.2+13)',
+      '# Java VM: Java HotSpot(TM) 64-Bit Server VM (10.0.2+13, mixed mode, tiered, compressed oops, g1 gc, linux-amd64)',
+      '# Problematic frame:',
+      '# v  ~StubRoutines::jbyte_disjoint_arraycopy',
+      '#',
+      '# No core dump will be written. Core dumps have been disabled. To enable core dumping, try "ulimit -c unlimited" before starting Java again',
+      '#',
+      '# If you would like to submit a bug report, please visit:',
+      '#   http://bugreport.java.com/bugreport/crash.jsp',
+      '#',
+    )
+    expect(named(text, 'jvm.fatal_error')).toEqual([
+      { name: 'jvm.fatal_error', broker: '1001', labels: { signal: 'SIGBUS', frame: 'v  ~StubRoutines::jbyte_disjoint_arraycopy' } },
+    ])
+  })
+
   it('-XX:+ExitOnOutOfMemoryError: heap dump, then "Terminating due to" (ThingsBoard AWS performance report)', () => {
     // ThingsBoard docs, reference/performance-aws-instances: a JVM with a Kafka queue running out of heap
     // (its docker-compose prefix removed).
