@@ -59,7 +59,7 @@ export const CATALOGUE = {
   'heap.after_gc': gauge('bytes', ['kind'], 'heap occupancy right after a GC (GC log "123M->45M(512M)", JMX collection usage)'),
   'heap.used': gauge('bytes', ['pool'], 'heap in use (JMX)'),
   'heap.max': gauge('bytes', ['pool'], 'maximum heap (GC log capacity, JMX)'),
-  'jvm.oom': ev('none', ['kind'], 'OutOfMemoryError; kind = heap | gc_overhead | direct | metaspace (also compressed class space, PermGen) | native_thread | map | array_size | other'),
+  'jvm.oom': ev('none', ['kind'], 'OutOfMemoryError; kind = heap | gc_overhead | direct | metaspace (also compressed class space, PermGen) | native_thread | map | array_size | native (C heap space) | other'),
   'jvm.oom_exit': ev('none', ['action', 'kind', 'command'], 'the JVM acted on an OutOfMemoryError: action = exit (-XX:+ExitOnOutOfMemoryError "Terminating due to …") | crash (+CrashOnOutOfMemoryError "Aborting due to …") | command (-XX:OnOutOfMemoryError, usually kill -9)'),
   'jvm.native_oom': ev('bytes', ['allocator', 'detail', 'errno', 'hs_err'], 'the JVM got no native memory and died ("There is insufficient memory for the Java Runtime Environment", "Native memory allocation (mmap) failed to map N bytes", "os::commit_memory(…) failed; error=… (errno=12)"); value = bytes asked for'),
   'jvm.fatal_error': ev('none', ['signal', 'detail', 'frame', 'hs_err'], 'the JVM crashed ("A fatal error has been detected by the Java Runtime Environment"); signal = SIGSEGV | SIGBUS | … | internal_error; hs_err = its error report file'),

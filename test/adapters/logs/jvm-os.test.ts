@@ -133,6 +133,7 @@ describe('adapters/logs/jvm-os-matchers: OutOfMemoryError kinds', () => {
     ['java.lang.OutOfMemoryError: unable to create native thread: possibly out of memory or process/resource limits reached', 'native_thread'],
     ['java.lang.OutOfMemoryError: Map failed', 'map'],
     ['java.lang.OutOfMemoryError: Requested array size exceeds VM limit', 'array_size'],
+    ['java.lang.OutOfMemoryError: C heap space', 'native'],
     ['java.lang.OutOfMemoryError', 'other'],
   ]
   it.each(rows)('%s -> kind %s', (line, kind) => {
