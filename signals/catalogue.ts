@@ -42,6 +42,12 @@ const fact = (unit: Dimension, labels: readonly string[], doc: string): Catalogu
 
 const TP = ['topic', 'partition'] as const
 
+/**
+ * Labels of the generic log signals: template = wording catalogue id or mined template id (`m-…`),
+ * pattern = the masked wording of a mined template, signals = specific signals the same record yielded.
+ */
+const GENERIC_LOG_LABELS = ['template', 'pattern', 'logger', 'exception', 'root_cause', 'topic', 'partition', 'group', 'node', 'path', 'signals'] as const
+
 export const CATALOGUE = {
   // ZooKeeper and KRaft sessions
   'zk.session_timeout': ev('duration', ['session'], 'ZooKeeper client "Client session timed out, have not heard from server in N ms"; value = time not heard'),
@@ -98,6 +104,10 @@ export const CATALOGUE = {
   'mmap.count': gauge('count', [], 'memory-mapped areas (/proc/<pid>/maps)'),
   'mmap.max': gauge('count', [], 'vm.max_map_count'),
   'mmap.buffers': gauge('count', [], 'mapped NIO buffers (JMX BufferPool mapped count)'),
+  // Any error a log shows, specific signal or not (adapters/logs/generic.ts); the diagnosis lists those no rule explains
+  'log.fatal': ev('none', GENERIC_LOG_LABELS, 'a FATAL record, or a JVM fatal-error banner ("A fatal error has been detected by the Java Runtime Environment")'),
+  'log.error': ev('none', GENERIC_LOG_LABELS, 'an ERROR record, or an uncaught exception the JVM printed ("Exception in thread …"); stack trace joined'),
+  'log.warn_exception': ev('none', GENERIC_LOG_LABELS, 'a WARN record that carries an exception (a stack trace, "…Exception:", "Caused by:")'),
   // Fetch and groups
   'fetch.down_conversion': gauge('rate', ['topic'], 'messages down-converted per second for old clients (JMX FetchMessageConversionsPerSec)'),
   'fetch.down_conversion_error': ev('none', ['topic'], 'an error stack through downConvert (KafkaApis fetch handling)'),

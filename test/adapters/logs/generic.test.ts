@@ -4,7 +4,7 @@ import { parse } from './helpers.js'
 
 // Every line below is real output: the lab's Kafka 3.9 recordings (test/incidents/lab-*), seed 001
 // (Kafka 3.6), and the public incident reports kept in test/corpus/<case>/ (named per test).
-const generic = (signals: { name: string }[]) => signals.filter((s) => (GENERIC_SIGNALS as readonly string[]).includes(s.name))
+const generic = <T extends { name: string }>(signals: T[]): T[] => signals.filter((s) => (GENERIC_SIGNALS as readonly string[]).includes(s.name))
 
 const LAB_SNAPSHOT_ERROR = [
   '[2026-11-29 20:11:25,846] ERROR Error while deleting producer state snapshot /tmp/kafka-why-lab-roll-storm-nrlbRE/broker-1/data/LoadTestingTopic-5/00000000000000003797.snapshot for LoadTestingTopic-5 in dir /tmp/kafka-why-lab-roll-storm-nrlbRE/broker-1/data (org.apache.kafka.storage.internals.log.LogDirFailureChannel)',
