@@ -77,7 +77,7 @@ export type TemporalCond = {
   span: Span
 }
 
-export type AggregateFn = 'count' | 'rate' | 'max' | 'min' | 'avg' | 'sum' | 'increase' | 'trend'
+export type AggregateFn = 'count' | 'rate' | 'max' | 'min' | 'avg' | 'sum' | 'increase' | 'trend' | 'floor_trend'
 
 /** `count(group.rebalance{…}) by group over 1h > 30`. */
 export type AggregateCond = {

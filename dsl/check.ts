@@ -17,7 +17,7 @@ export type CheckOptions = { retentionMs?: number }
 /** Placeholders every rule may use: the broker and cluster the diagnosis is about. */
 export const CONTEXT_PLACEHOLDERS: readonly string[] = ['broker', 'cluster']
 
-const VALUE_FNS = new Set(['max', 'min', 'avg', 'sum', 'increase', 'trend'])
+const VALUE_FNS = new Set(['max', 'min', 'avg', 'sum', 'increase', 'trend', 'floor_trend'])
 
 /** Checks one rule; diagnostics are appended to `out`. */
 export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions = {}): void {
@@ -159,8 +159,9 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
           } else if (VALUE_FNS.has(cond.fn) && entry.unit === 'none') {
             out.push(diagnostic('DSL015', `${cond.fn}() needs values, but ${cond.atom.signal} is an event without a value`, cond.span, { hint: `use count(${cond.atom.signal}) or rate(${cond.atom.signal})` }))
           } else {
-            const expected: Dimension = cond.fn === 'count' ? 'count' : cond.fn === 'rate' ? 'rate' : cond.fn === 'trend' ? PLAIN_DIMENSION : entry.unit
-            compare(cond.compare, expected, `${cond.fn}(${cond.atom.signal})`, cond.fn !== 'trend' && cond.fn !== 'increase')
+            const slope = cond.fn === 'trend' || cond.fn === 'floor_trend'
+            const expected: Dimension = cond.fn === 'count' ? 'count' : cond.fn === 'rate' ? 'rate' : slope ? PLAIN_DIMENSION : entry.unit
+            compare(cond.compare, expected, `${cond.fn}(${cond.atom.signal})`, !slope && cond.fn !== 'increase')
           }
         }
         duration(cond.overText, cond.overSpan ?? cond.span, "'over' window")

@@ -18,7 +18,7 @@ export const CompareOp = createToken({ name: 'CompareOp', pattern: Lexer.NA, lab
 /** The four label-matcher operators. */
 export const LabelOp = createToken({ name: 'LabelOp', pattern: Lexer.NA, label: 'a label operator (=, !=, =~, !~)' })
 /** The aggregate function names. */
-export const AggFn = createToken({ name: 'AggFn', pattern: Lexer.NA, label: 'an aggregate (count, rate, max, min, avg, sum, increase, trend)' })
+export const AggFn = createToken({ name: 'AggFn', pattern: Lexer.NA, label: 'an aggregate (count, rate, max, min, avg, sum, increase, trend, floor_trend)' })
 
 /** Skipped, but counted for line numbers. */
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\r\n\f\v]+/, group: Lexer.SKIPPED, line_breaks: true })
@@ -81,8 +81,10 @@ export const Avg = keyword('avg', [AggFn])
 export const Sum = keyword('sum', [AggFn])
 export const Increase = keyword('increase', [AggFn])
 export const Trend = keyword('trend', [AggFn])
+/** The slope of a series' floor (minima per twelfth of the window): how a leak differs from a sawtooth. */
+export const FloorTrend = keyword('floor_trend', [AggFn])
 
-const KEYWORDS = [Rule, When, Then, Cause, Advise, Runbook, Explains, Run, Severity, Within, Of, Before, After, For, By, Over, And, Or, Not, Count, Rate, Max, Min, Avg, Sum, Increase, Trend]
+const KEYWORDS = [Rule, When, Then, Cause, Advise, Runbook, Explains, Run, Severity, Within, Of, Before, After, For, By, Over, And, Or, Not, Count, Rate, Max, Min, Avg, Sum, Increase, Trend, FloorTrend]
 
 /** Words reserved by the language: they cannot name a rule or a signal. */
 export const KEYWORD_WORDS: ReadonlySet<string> = new Set(KEYWORDS.map((t) => (t.PATTERN as RegExp).source))

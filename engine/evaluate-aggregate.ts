@@ -1,6 +1,7 @@
 import type { AggregateCond, AggregateFn } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { describeAtom } from './describe-cond.js'
+import { coversTrendWindow, floorSamples } from './floor-trend.js'
 import { atomFilter, compareValue, moreTelling } from './filter.js'
 import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
 import { signalDimension, signalKind } from './signal-kind.js'
@@ -19,7 +20,7 @@ export function evaluateAggregate(cond: AggregateCond, data: EvalData, window: E
   const name = cond.atom.signal
   const raw = signalKind(name) === 'fact' ? data.facts.filter((f) => f.name === name) : (data.series.get(name) ?? [])
   const counter = signalKind(name) !== 'event' && raw.some((s) => s.value !== undefined)
-  const needsValue = cond.fn === 'max' || cond.fn === 'min' || cond.fn === 'avg' || cond.fn === 'sum' || cond.fn === 'trend' || counter
+  const needsValue = cond.fn === 'max' || cond.fn === 'min' || cond.fn === 'avg' || cond.fn === 'sum' || cond.fn === 'trend' || cond.fn === 'floor_trend' || counter
   // Rules often aggregate the same atom by the same labels with other windows or thresholds: the
   // grouping is done once per data set and shared (the groups are never mutated).
   let memo = groupings.get(data)
@@ -28,7 +29,7 @@ export function evaluateAggregate(cond: AggregateCond, data: EvalData, window: E
   let groups = memo.get(memoKey)
   if (!groups) memo.set(memoKey, (groups = groupEvents(raw, cond.by, keep, needsValue, window.to)))
   const out: Match[] = []
-  for (const g of groups.values()) slide(cond, g, counter, window, out)
+  for (const g of groups.values()) slide(cond, cond.fn === 'floor_trend' ? floorGroup(g, cond.overMs) : g, counter, window, out)
   return out.sort((a, b) => a.at - b.at)
 }
 
@@ -74,6 +75,18 @@ function groupEvents(raw: readonly Signal[], by: readonly string[], keep: (s: Si
   return groups
 }
 
+/** A group reduced to its floor (the lowest sample of each twelfth of the window), for floor_trend. */
+function floorGroup(g: Group, overMs: number): Group {
+  const events = floorSamples(g.events, overMs)
+  const at = new Float64Array(events.length)
+  const value = new Float64Array(events.length)
+  for (let i = 0; i < events.length; i++) {
+    at[i] = events[i].at
+    value[i] = events[i].value ?? 0
+  }
+  return { labels: g.labels, events, at, value }
+}
+
 /** Dimension and suffix of an aggregate's value, for `{signal}` interpolation. */
 export function aggregateDimension(fn: AggregateFn, signal: string): Omit<MatchValue, 'value'> {
   const dim = signalDimension(signal)
@@ -83,6 +96,7 @@ export function aggregateDimension(fn: AggregateFn, signal: string): Omit<MatchV
     case 'rate':
       return { dimension: 'rate' }
     case 'trend':
+    case 'floor_trend':
       return dim === 'none' || dim === 'count' ? { dimension: 'rate' } : { dimension: dim, suffix: '/s' }
     default:
       return { dimension: dim === 'none' ? 'count' : dim }
@@ -98,7 +112,7 @@ function slide(cond: AggregateCond, group: Group, counter: boolean, window: Eval
   // Prefix sums: P[i] is the sum over events[0..i); only those the function reads are filled.
   const fn = cond.fn
   const wantSum = fn === 'sum' || fn === 'avg'
-  const wantTrend = fn === 'trend'
+  const wantTrend = fn === 'trend' || fn === 'floor_trend'
   const wantInc = counter && (fn === 'rate' || fn === 'increase')
   const sized = (on: boolean) => new Float64Array(on ? n + 1 : 1)
   const sum = sized(wantSum)
@@ -192,11 +206,14 @@ function slide(cond: AggregateCond, group: Group, counter: boolean, window: Eval
         extreme = count ? minDeque[minHead] : -1
         value = count ? val[extreme] : undefined
         break
-      case 'trend': {
+      case 'trend':
+      case 'floor_trend': {
+        // No slope from data covering too little of the window: minutes are never extrapolated to a day.
+        if (count < 2 || !coversTrendWindow(at[lo], at[hi - 1], w)) break
         const X = sx[hi] - sx[lo]
         const Y = sy[hi] - sy[lo]
         const denom = count * (sxx[hi] - sxx[lo]) - X * X
-        value = count >= 2 && denom > 0 ? (count * (sxy[hi] - sxy[lo]) - X * Y) / denom : undefined
+        value = denom > 0 ? (count * (sxy[hi] - sxy[lo]) - X * Y) / denom : undefined
         break
       }
     }

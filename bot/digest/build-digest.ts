@@ -1,3 +1,4 @@
+import { floorTrend } from '../../engine/floor-trend.js'
 import type { Signal } from '../../signals/signal.js'
 import { decodeVersion, encodeVersion } from '../../signals/units.js'
 import type { Store } from '../../engine/store/store.js'
@@ -17,7 +18,10 @@ export type BrokerHealth = {
   gcPauseP99Ms?: number
   gcPauses: number
   longestSafepointMs?: number
-  /** Least-squares slope of heap-after-GC, bytes per hour; a steady climb is how a leak shows. */
+  /**
+   * Slope of the heap-after-GC floor (the minima a sawtooth returns to), bytes per hour, read as the
+   * leak rule reads it (engine/floor-trend.ts); absent when the samples span under half the window.
+   */
   heapAfterGcSlopePerHour?: number
   heapAfterGcFirst?: number
   heapAfterGcLast?: number
@@ -90,7 +94,8 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     const gc = (by.get('gc.pause') ?? []).map((s) => s.value).filter(isNumber)
     const safepoints = [...(by.get('safepoint.total') ?? []), ...(by.get('safepoint.sync') ?? [])].map((s) => s.value).filter(isNumber)
     const heap = (by.get('heap.after_gc') ?? []).filter((s) => isNumber(s.value))
-    const slope = leastSquaresSlope(heap.map((s) => ({ at: s.at, value: s.value! })))
+    // The leak rule's reading (floor_trend): the floor's slope, none from data spanning under half the window.
+    const slope = floorTrend(heap, w.to - w.from)
     healths.push({
       broker,
       underReplicatedMinutes: Math.round(underReplicatedMs(urp, w.to) / 60_000),

@@ -160,9 +160,10 @@ describe('engine/evaluate', () => {
       { name: 'increase across a counter reset', c: cond('increase(log.segments) over 1h > 79'), signals: [sig('log.segments', 0, 100), sig('log.segments', 1, 150), sig('log.segments', 2, 10), sig('log.segments', 3, 30)], at: [3], value: 80 },
       { name: 'increase is not fooled by the reset', c: cond('increase(log.segments) over 1h > 80'), signals: [sig('log.segments', 0, 100), sig('log.segments', 1, 150), sig('log.segments', 2, 10), sig('log.segments', 3, 30)], at: [], value: 0 },
       { name: 'rate of a counter with a reset', c: cond('rate(log.segments) over 100s >= 0.8/s'), signals: [sig('log.segments', 0, 100), sig('log.segments', 1, 150), sig('log.segments', 2, 10), sig('log.segments', 3, 30)], at: [3], value: 0.8 },
-      { name: 'trend rising', c: cond('trend(heap.after_gc) over 1h > 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 + i * 6e6)), at: [60], value: 1e5 },
-      { name: 'trend falling is not rising', c: cond('trend(heap.after_gc) over 1h > 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 - i * 6e6)), at: [], value: 0 },
-      { name: 'trend falling', c: cond('trend(heap.after_gc) over 1h < 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 - i * 6e6)), at: [60], value: -1e5 },
+      { name: 'trend rising', c: cond('trend(heap.after_gc) over 4m > 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 + i * 6e6)), at: [120], value: 1e5 },
+      { name: 'trend falling is not rising', c: cond('trend(heap.after_gc) over 4m > 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 - i * 6e6)), at: [], value: 0 },
+      { name: 'trend falling', c: cond('trend(heap.after_gc) over 4m < 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 - i * 6e6)), at: [120], value: -1e5 },
+      { name: 'no trend from 3 minutes of an hour: never extrapolated', c: cond('trend(heap.after_gc) over 1h > 0'), signals: [0, 1, 2, 3].map((i) => sig('heap.after_gc', i * 60, 1e9 + i * 6e6)), at: [], value: 0 },
     ])('$name', ({ c, signals, at, value }) => {
       const matches = run(c, signals)
       expect(matches.map((m) => m.at / 1000)).toEqual(at)
