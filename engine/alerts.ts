@@ -150,7 +150,8 @@ export class AlertEngine {
       }
     }
 
-    for (const alert of await this.store.listAlerts()) {
+    // Only open alerts are read: resolved ones wait out their grace period unread (see pruneAlerts).
+    for (const alert of await this.store.listAlerts({ open: true })) {
       if (alert.state === 'resolved' || active.has(alert.fingerprint)) continue
       const rule = byId.get(alert.ruleId)
       if (!rule || (this.cluster !== undefined && alert.cluster !== this.cluster)) continue

@@ -1,4 +1,5 @@
 import { validateSignal } from '../signals/jsonl.js'
+import { checkBrokerId } from './broker-id.js'
 import type { Signal } from '../signals/signal.js'
 import type { Store } from './store/store.js'
 
@@ -14,6 +15,24 @@ import type { Store } from './store/store.js'
  * acknowledgement, is ever lost. A caller that needs every signal keeps its own position (file
  * offset, Kafka offset) and offers the refused call again later.
  */
+
+/**
+ * The longest raw evidence text kept per signal. The text is what the evidence timeline shows (one
+ * log line, or a record's first line and the line that matched); 2 KiB holds every real Kafka and
+ * JVM line we have recorded, while a 64 KiB line (a dumped request, a corrupt file) would otherwise
+ * be stored whole, once per signal it yields, for the whole retention.
+ */
+export const MAX_EVIDENCE_TEXT_CHARS = 2048
+
+/** The signal with its text cut to MAX_EVIDENCE_TEXT_CHARS (ending in "…"); the same object when it fits. */
+export function capEvidenceText(s: Signal): Signal {
+  if (s.text === undefined || s.text.length <= MAX_EVIDENCE_TEXT_CHARS) return s
+  let end = MAX_EVIDENCE_TEXT_CHARS - 1
+  // Never split a surrogate pair: half a character would be stored as an invalid one.
+  const code = s.text.charCodeAt(end - 1)
+  if (code >= 0xd800 && code <= 0xdbff) end--
+  return { ...s, text: s.text.slice(0, end) + '…' }
+}
 
 /** What happened to the signals of one write() call. */
 export type WriteOutcome = {
@@ -108,8 +127,9 @@ export class SignalWriter {
     const valid: Signal[] = []
     for (const raw of signals) {
       const v = validateSignal(raw)
-      if (v.ok) valid.push(v.signal)
-      else addCount(outcome.rejected, v.reason, 1)
+      if (!v.ok) addCount(outcome.rejected, v.reason, 1)
+      else if (v.signal.broker !== undefined && checkBrokerId(v.signal.broker)) addCount(outcome.rejected, 'invalid broker', 1)
+      else valid.push(capEvidenceText(v.signal))
     }
     if (Object.keys(outcome.rejected).length > 0) this.onEvent({ kind: 'invalid', rejected: { ...outcome.rejected } })
     const refuse = (reason?: string) => {

@@ -15,6 +15,7 @@ import type { Signal } from '../../signals/signal.js'
  * | `P clusters` | set | every cluster with a stored signal (its cluster-wide scope) |
  * | `P alert:{alerts}:<fingerprint>` | hash | one alert; `state` raw, other fields JSON |
  * | `P alerts:{alerts}` | set | fingerprints of all alerts |
+ * | `P alerts-open:{alerts}` | set | fingerprints of pending and firing alerts |
  * | `P silences:{silences}` | hash | id → Silence JSON |
  * | `P silence-expiry:{silences}` | sorted set | id scored by `expiresAt` |
  * | `P diagnoses` | stream | capped (XADD MAXLEN ~) diagnosis history |
@@ -72,6 +73,7 @@ export function createKeys(prefix: string) {
     clusters: () => `${prefix}clusters`,
     alert: (fingerprint: string) => `${prefix}alert:{alerts}:${fingerprint}`,
     alerts: () => `${prefix}alerts:{alerts}`,
+    openAlerts: () => `${prefix}alerts-open:{alerts}`,
     silences: () => `${prefix}silences:{silences}`,
     silenceExpiry: () => `${prefix}silence-expiry:{silences}`,
     diagnoses: () => `${prefix}diagnoses`,
@@ -80,6 +82,16 @@ export function createKeys(prefix: string) {
     pending: (id: string) => `${prefix}pending:{pending}:${escapePart(id)}`,
     once: (token: string) => `${prefix}once:${escapePart(token)}`,
   }
+}
+
+/** The start every `P brokers` member of a cluster shares (`["prod",`), for counting a cluster's brokers. */
+export function brokerMemberPrefix(cluster: string): string {
+  return JSON.stringify([cluster]).slice(0, -1) + ','
+}
+
+/** A broker's member of `P brokers`. */
+export function brokerMember(cluster: string, broker: string): string {
+  return JSON.stringify([cluster, broker])
 }
 
 /** Labels with keys in sorted order, so equal label sets always serialise the same way. */

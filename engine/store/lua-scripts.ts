@@ -3,14 +3,17 @@ import type { Redis } from 'ioredis'
 
 /**
  * Loads the documented Lua files of engine/store/lua/ and registers each as an ioredis command.
- * The file name says the command and its key count (`alert-transition-2.lua` → `alertTransition`
- * with 2 keys); ioredis sends EVALSHA and falls back to EVAL when Redis has not seen the script.
+ * The file name says the command and its key count (`alert-transition-3.lua` → `alertTransition`
+ * with 3 keys); ioredis sends EVALSHA and falls back to EVAL when Redis has not seen the script.
  * This is the one place in engine/ that reads a file: the scripts ship beside the code.
  */
 
 /** The scripted commands RedisStore calls, as ioredis exposes them on a client or pipeline. */
 export type ScriptCommands = {
-  alertTransition(alertKey: string, indexKey: string, expected: string, fingerprint: string, ...fieldValues: string[]): Promise<number>
+  alertTransition(alertKey: string, indexKey: string, openIndexKey: string, expected: string, fingerprint: string, ...fieldValues: string[]): Promise<number>
+  alertPrune(alertKey: string, indexKey: string, openIndexKey: string, cut: number, fingerprint: string): Promise<number>
+  brokerAdmit(brokersKey: string, cap: number, ...prefixMemberPairs: string[]): Promise<number[]>
+  scopeDrop(namesKey: string, factsKey: string, cut: number): Promise<number>
   alertUpdate(alertKey: string, ...fieldValues: string[]): Promise<number>
   factSet(factsKey: string, field: string, at: number, value: string): Promise<number>
   timeTrim(signalKey: string, namesKey: string, before: number, name: string): Promise<number>

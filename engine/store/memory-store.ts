@@ -1,3 +1,4 @@
+import { checkBrokerId } from '../broker-id.js'
 import { lookupSignal } from '../../signals/catalogue.js'
 import { validateSignal } from '../../signals/jsonl.js'
 import type { Signal } from '../../signals/signal.js'
@@ -22,7 +23,12 @@ export type StoreCaps = {
   diagnosesCap?: number
   /** Audit records kept. Default 100 000. */
   auditCap?: number
+  /** Brokers one cluster may have; signals of a broker beyond it are refused ('too many brokers'). Default 1000. */
+  brokersPerCluster?: number
 }
+
+/** More brokers than any real cluster runs, few enough that a flood of invented ids stays small. */
+export const DEFAULT_BROKERS_PER_CLUSTER = 1000
 
 /** The daily digest reads a day of diagnoses; this holds one even at 400 an hour. */
 export const DEFAULT_DIAGNOSES_CAP = 10_000
@@ -80,10 +86,14 @@ export class MemoryStore implements Store {
   private readonly seen = new Map<string, NodeJS.Timeout>()
   private readonly diagnosesCap: number
   private readonly auditCap: number
+  private readonly brokersPerCluster: number
+  /** Brokers admitted per cluster (scopes with a broker). */
+  private readonly brokerCount = new Map<string, number>()
 
   constructor(caps: StoreCaps = {}) {
     this.diagnosesCap = caps.diagnosesCap ?? DEFAULT_DIAGNOSES_CAP
     this.auditCap = caps.auditCap ?? DEFAULT_AUDIT_CAP
+    this.brokersPerCluster = caps.brokersPerCluster ?? DEFAULT_BROKERS_PER_CLUSTER
   }
 
   private scope(cluster: string, broker: string | undefined, create: true): Scope
@@ -103,11 +113,23 @@ export class MemoryStore implements Store {
     const valid: Signal[] = []
     for (const raw of signals) {
       const v = validateSignal(raw)
-      if (v.ok) valid.push(copySignal(v.signal))
+      if (v.ok && v.signal.broker !== undefined && checkBrokerId(v.signal.broker)) rejected['invalid broker'] = (rejected['invalid broker'] ?? 0) + 1
+      else if (v.ok) valid.push(copySignal(v.signal))
       else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
     }
+    let accepted = 0
     for (const s of valid) {
-      const scope = this.scope(s.cluster, s.broker, true)
+      let scope = this.scope(s.cluster, s.broker, false)
+      if (!scope && s.broker !== undefined) {
+        const n = this.brokerCount.get(s.cluster) ?? 0
+        if (n >= this.brokersPerCluster) {
+          rejected['too many brokers'] = (rejected['too many brokers'] ?? 0) + 1
+          continue
+        }
+        this.brokerCount.set(s.cluster, n + 1)
+      }
+      scope ??= this.scope(s.cluster, s.broker, true)
+      accepted++
       if (lookupSignal(s.name)?.kind === 'fact') {
         const field = factField(s)
         const current = scope.facts.get(field)
@@ -127,7 +149,7 @@ export class MemoryStore implements Store {
       if (!last || compareStored(last, entry) < 0) series.entries.push(entry)
       else series.entries.splice(lowerBound(series.entries, entry), 0, entry)
     }
-    return { accepted: valid.length, rejected }
+    return { accepted, rejected }
   }
 
   async query(q: SignalQuery): Promise<Signal[]> {
@@ -161,17 +183,23 @@ export class MemoryStore implements Store {
     return refs.sort(compareBrokerRefs)
   }
 
-  async trim(before: number): Promise<number> {
+  async trim(before: number, perSignal: Readonly<Record<string, number>> = {}): Promise<number> {
     let removed = 0
-    for (const scope of this.scopes.values()) {
+    for (const [key, scope] of this.scopes) {
       for (const [name, series] of scope.series) {
-        const cut = boundAt(series.entries, before, false)
+        const cut = boundAt(series.entries, Object.hasOwn(perSignal, name) ? perSignal[name] : before, false)
         if (cut === 0) continue
         for (let i = 0; i < cut; i++) series.members.delete(series.entries[i].member)
         series.entries.splice(0, cut)
         removed += cut
         if (series.entries.length === 0) scope.series.delete(name)
       }
+      if (scope.series.size > 0) continue
+      let recentFact = false
+      for (const f of scope.facts.values()) if (f.at >= before) recentFact = true
+      if (recentFact) continue
+      this.scopes.delete(key)
+      if (scope.broker !== undefined) this.brokerCount.set(scope.cluster, (this.brokerCount.get(scope.cluster) ?? 1) - 1)
     }
     return removed
   }
@@ -181,8 +209,23 @@ export class MemoryStore implements Store {
     return a ? structuredClone(a) : undefined
   }
 
-  async listAlerts(): Promise<AlertRecord[]> {
-    return [...this.alerts.keys()].sort().map((fp) => structuredClone(this.alerts.get(fp)!))
+  async listAlerts(options: { open?: boolean } = {}): Promise<AlertRecord[]> {
+    return [...this.alerts.keys()]
+      .sort()
+      .map((fp) => this.alerts.get(fp)!)
+      .filter((a) => !options.open || a.state !== 'resolved')
+      .map((a) => structuredClone(a))
+  }
+
+  async pruneAlerts(resolvedBefore: number): Promise<number> {
+    let removed = 0
+    for (const [fp, a] of this.alerts) {
+      if (a.state === 'resolved' && a.resolvedAt !== undefined && a.resolvedAt < resolvedBefore) {
+        this.alerts.delete(fp)
+        removed++
+      }
+    }
+    return removed
   }
 
   async transitionAlert(expected: AlertState | undefined, next: AlertRecord): Promise<boolean> {

@@ -1,10 +1,11 @@
 import { Redis, ReplyError, type ChainableCommander } from 'ioredis'
+import { checkBrokerId } from '../broker-id.js'
 import { lookupSignal } from '../../signals/catalogue.js'
 import { validateSignal } from '../../signals/jsonl.js'
 import type { Signal } from '../../signals/signal.js'
-import { byTime, createKeys, decodeMember, factField, signalMember, type Keys } from './keys.js'
+import { brokerMember, brokerMemberPrefix, byTime, createKeys, decodeMember, factField, signalMember, type Keys } from './keys.js'
 import { defineScripts, type ScriptCommands } from './lua-scripts.js'
-import { DEFAULT_AUDIT_CAP, DEFAULT_DIAGNOSES_CAP, compareBrokerRefs, withoutUndefined, type StoreCaps } from './memory-store.js'
+import { DEFAULT_AUDIT_CAP, DEFAULT_BROKERS_PER_CLUSTER, DEFAULT_DIAGNOSES_CAP, compareBrokerRefs, withoutUndefined, type StoreCaps } from './memory-store.js'
 import { StoreUnavailableError } from './store-unavailable-error.js'
 import type {
   AlertRecord,
@@ -126,6 +127,9 @@ export class RedisStore implements Store {
   private readonly batchSize: number
   private readonly diagnosesCap: number
   private readonly auditCap: number
+  private readonly brokersPerCluster: number
+  /** `P brokers` members this process saw admitted: only brokers not in it go through broker-admit. */
+  private readonly admitted = new Set<string>()
   private lastError: unknown
   private readonly urlProblem: string | undefined
   private connecting?: Promise<void>
@@ -139,6 +143,7 @@ export class RedisStore implements Store {
     this.batchSize = options.batchSize ?? 5000
     this.diagnosesCap = options.diagnosesCap ?? DEFAULT_DIAGNOSES_CAP
     this.auditCap = options.auditCap ?? DEFAULT_AUDIT_CAP
+    this.brokersPerCluster = options.brokersPerCluster ?? DEFAULT_BROKERS_PER_CLUSTER
     this.urlProblem = checkRedisUrl(options.url)
     // A URL we cannot use still yields a store object; every call then reports the problem.
     const redis = new Redis(this.urlProblem ? 'redis://127.0.0.1:6379' : options.url, {
@@ -236,11 +241,18 @@ export class RedisStore implements Store {
 
   async append(signals: Signal[]): Promise<AppendResult> {
     const rejected: Record<string, number> = {}
-    const valid: Signal[] = []
+    let valid: Signal[] = []
     for (const raw of signals) {
       const v = validateSignal(raw)
-      if (v.ok) valid.push(v.signal)
+      if (v.ok && v.signal.broker !== undefined && checkBrokerId(v.signal.broker)) rejected['invalid broker'] = (rejected['invalid broker'] ?? 0) + 1
+      else if (v.ok) valid.push(v.signal)
       else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
+    }
+    const refused = await this.admitBrokers(valid)
+    if (refused.size > 0) {
+      const kept = valid.filter((s) => s.broker === undefined || !refused.has(brokerMember(s.cluster, s.broker)))
+      rejected['too many brokers'] = (rejected['too many brokers'] ?? 0) + valid.length - kept.length
+      valid = kept
     }
     // Each batch is its own pipeline with its own deadline, two in flight, so a large append is
     // bounded per batch rather than failing as a whole on a slow but healthy Redis.
@@ -253,6 +265,31 @@ export class RedisStore implements Store {
     }
     if (valid.length > 0) await Promise.all([worker(), worker()])
     return { accepted: valid.length, rejected }
+  }
+
+  /**
+   * Brokers this process has not seen admitted go through broker-admit (the per-cluster cap); returns
+   * the members refused. Known brokers cost nothing, so a steady stream never calls Redis for this.
+   */
+  private async admitBrokers(valid: Signal[]): Promise<Set<string>> {
+    const fresh = new Map<string, string>()
+    for (const s of valid) {
+      if (s.broker === undefined) continue
+      const member = brokerMember(s.cluster, s.broker)
+      if (!this.admitted.has(member) && !fresh.has(member)) fresh.set(member, brokerMemberPrefix(s.cluster))
+    }
+    const refused = new Set<string>()
+    if (fresh.size === 0) return refused
+    const args: string[] = []
+    for (const [member, prefix] of fresh) args.push(prefix, member)
+    const answers = await this.run(() => this.redis.brokerAdmit(this.keys.brokers(), this.brokersPerCluster, ...args))
+    if (this.admitted.size > 100_000) this.admitted.clear()
+    let i = 0
+    for (const member of fresh.keys()) {
+      if (answers[i++] === 1) this.admitted.add(member)
+      else refused.add(member)
+    }
+    return refused
   }
 
   /** One pipeline for a batch: one variadic ZADD per key, index and broker-set updates once per batch. */
@@ -350,7 +387,7 @@ export class RedisStore implements Store {
     })
   }
 
-  async trim(before: number): Promise<number> {
+  async trim(before: number, perSignal: Readonly<Record<string, number>> = {}): Promise<number> {
     return this.run(async () => {
       const k = this.keys
       const [brokers, clusters] = await Promise.all([this.redis.smembers(k.brokers()), this.redis.smembers(k.clusters())])
@@ -365,12 +402,28 @@ export class RedisStore implements Store {
       let calls = 0
       scopes.forEach(([cluster, broker], i) => {
         for (const name of names[i]) {
-          pipe.timeTrim(k.signal(cluster, broker, name), k.names(cluster, broker), before, name)
+          pipe.timeTrim(k.signal(cluster, broker, name), k.names(cluster, broker), Object.hasOwn(perSignal, name) ? perSignal[name] : before, name)
           calls++
         }
       })
-      if (calls === 0) return 0
-      return ((await this.exec(pipe)) as number[]).reduce((a, b) => a + b, 0)
+      const removed = calls === 0 ? 0 : ((await this.exec(pipe)) as number[]).reduce((a, b) => a + b, 0)
+      // Scopes left empty (a broker quiet for the whole retention) lose their facts and their listing.
+      const drops = this.pipeline()
+      for (const [cluster, broker] of scopes) drops.scopeDrop(k.names(cluster, broker), k.facts(cluster, broker), before)
+      const dropped = scopes.length ? ((await this.exec(drops)) as number[]) : []
+      const unlist = this.pipeline()
+      let unlisted = 0
+      scopes.forEach(([cluster, broker], i) => {
+        if (dropped[i] !== 1) return
+        unlisted++
+        if (broker === undefined) unlist.srem(k.clusters(), cluster)
+        else {
+          unlist.srem(k.brokers(), brokerMember(cluster, broker))
+          this.admitted.delete(brokerMember(cluster, broker))
+        }
+      })
+      if (unlisted > 0) await this.exec(unlist)
+      return removed
     })
   }
 
@@ -378,9 +431,9 @@ export class RedisStore implements Store {
     return this.run(async () => decodeAlert(await this.redis.hgetall(this.keys.alert(fingerprint))))
   }
 
-  async listAlerts(): Promise<AlertRecord[]> {
+  async listAlerts(options: { open?: boolean } = {}): Promise<AlertRecord[]> {
     return this.run(async () => {
-      const fingerprints = (await this.redis.smembers(this.keys.alerts())).sort()
+      const fingerprints = (await this.redis.smembers(options.open ? this.keys.openAlerts() : this.keys.alerts())).sort()
       if (fingerprints.length === 0) return []
       const pipe = this.pipeline()
       for (const fp of fingerprints) pipe.hgetall(this.keys.alert(fp))
@@ -392,8 +445,19 @@ export class RedisStore implements Store {
   async transitionAlert(expected: AlertState | undefined, next: AlertRecord): Promise<boolean> {
     return this.run(async () => {
       const k = this.keys
-      const won = await this.redis.alertTransition(k.alert(next.fingerprint), k.alerts(), expected ?? '', next.fingerprint, ...encodeAlert(next))
+      const won = await this.redis.alertTransition(k.alert(next.fingerprint), k.alerts(), k.openAlerts(), expected ?? '', next.fingerprint, ...encodeAlert(next))
       return won === 1
+    })
+  }
+
+  async pruneAlerts(resolvedBefore: number): Promise<number> {
+    return this.run(async () => {
+      const k = this.keys
+      const closed = await this.redis.sdiff(k.alerts(), k.openAlerts())
+      if (closed.length === 0) return 0
+      const pipe = this.pipeline()
+      for (const fp of closed) pipe.alertPrune(k.alert(fp), k.alerts(), k.openAlerts(), resolvedBefore, fp)
+      return ((await this.exec(pipe)) as number[]).reduce((a, b) => a + b, 0)
     })
   }
 

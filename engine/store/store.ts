@@ -119,12 +119,20 @@ export interface Store {
   facts(cluster: string, broker?: string): Promise<Signal[]>
   /** Every broker that has any stored signal. */
   brokers(): Promise<BrokerRef[]>
-  /** Drops events and samples older than `before` (retention). Returns how many were removed. */
-  trim(before: number): Promise<number>
+  /**
+   * Retention: drops events and samples older than `before`, or older than `perSignal[name]` for the
+   * signals named there. A scope left with no event or sample and no fact at or after `before` (a
+   * broker gone quiet for the whole retention) loses its facts and leaves `brokers()`.
+   * Returns how many events and samples were removed.
+   */
+  trim(before: number, perSignal?: Readonly<Record<string, number>>): Promise<number>
 
   /** Alert state by fingerprint. */
   getAlert(fingerprint: string): Promise<AlertRecord | undefined>
-  listAlerts(): Promise<AlertRecord[]>
+  /** Every alert, or with `open` only the pending and firing ones (what the alert loop reads each tick). */
+  listAlerts(options?: { open?: boolean }): Promise<AlertRecord[]>
+  /** Retention: deletes alerts resolved before `resolvedBefore`. Returns how many went. */
+  pruneAlerts(resolvedBefore: number): Promise<number>
   /**
    * Compare-and-set of an alert's state: writes `next` only if the stored state is still `expected`
    * (undefined = absent). This is how two engine processes on one Redis produce one firing.

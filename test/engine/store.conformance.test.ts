@@ -421,6 +421,75 @@ describe('engine/store', () => {
       expect(await store.brokers()).toEqual([{ cluster: 'prod', broker: '1' }])
     })
 
+    it('trims each signal by its own cut; a broker quiet for the whole retention loses its facts and its listing', async () => {
+      await store.append([
+        ...[100, 300].map((at) => sig({ name: 'isr.shrink', at })),
+        ...[100, 300].map((at) => sig({ name: 'heap.used', at, value: at })),
+        sig({ name: 'broker.version', at: 50, value: 3_007_000 }),
+        sig({ name: 'isr.shrink', at: 100, broker: '2' }),
+        sig({ name: 'broker.version', at: 50, value: 3_007_000, broker: '2' }),
+        sig({ name: 'isr.shrink', at: 100, broker: '3' }),
+        sig({ name: 'broker.version', at: 250, value: 3_007_000, broker: '3' }),
+      ])
+      expect(await store.trim(200, { 'heap.used': 400 })).toBe(5)
+      expect((await store.query({ cluster: 'prod', broker: '1', from: 0, to: 1000 })).map((s) => `${s.name}@${s.at}`)).toEqual(['isr.shrink@300'])
+      expect(await store.facts('prod', '1')).toHaveLength(1)
+      // Broker 2: nothing newer than the cut, so its old fact goes and it is no longer listed.
+      expect(await store.facts('prod', '2')).toEqual([])
+      // Broker 3 still reported a fact after the cut: kept.
+      expect(await store.facts('prod', '3')).toHaveLength(1)
+      expect((await store.brokers()).map((b) => b.broker)).toEqual(['1', '3'])
+    })
+
+    it('caps the brokers of a cluster; a broker trimmed away frees its place', async () => {
+      const capped = await h.make({ brokersPerCluster: 2 })
+      const first = await capped.append([sig({ name: 'isr.shrink', at: 1, broker: '1' }), sig({ name: 'isr.shrink', at: 1, broker: '2' })])
+      expect(first).toEqual({ accepted: 2, rejected: {} })
+      const more = await capped.append([
+        sig({ name: 'isr.shrink', at: 2, broker: '3' }),
+        sig({ name: 'isr.shrink', at: 2, broker: '3', source: 'other line' }),
+        sig({ name: 'isr.shrink', at: 2, broker: '1' }),
+        sig({ name: 'isr.shrink', at: 2, broker: '9', cluster: 'other' }),
+        sig({ name: 'controller.change', at: 2, broker: undefined }),
+      ])
+      expect(more).toEqual({ accepted: 3, rejected: { 'too many brokers': 2 } })
+      expect((await capped.brokers()).map((b) => `${b.cluster}/${b.broker}`)).toEqual(['other/9', 'prod/1', 'prod/2'])
+      await capped.append([sig({ name: 'isr.shrink', at: 100, broker: '1' })])
+      await capped.trim(50)
+      expect(await capped.append([sig({ name: 'isr.shrink', at: 101, broker: '3' })])).toEqual({ accepted: 1, rejected: {} })
+      expect((await capped.brokers()).map((b) => `${b.cluster}/${b.broker}`)).toEqual(['prod/1', 'prod/3'])
+    })
+
+    it.each([
+      { broker: 'x'.repeat(65), why: 'longer than 64 characters' },
+      { broker: 'broker 1', why: 'a space' },
+      { broker: '-1', why: 'a leading dash' },
+      { broker: '<!channel>', why: 'markup' },
+      { broker: 'b1:9092', why: 'a colon' },
+    ])('refuses broker id $broker ($why)', async ({ broker }) => {
+      const result = await store.append([sig({ name: 'isr.shrink', at: 1, broker }), sig({ name: 'isr.shrink', at: 1, broker: 'kafka-3.prod_a' })])
+      expect(result).toEqual({ accepted: 1, rejected: { 'invalid broker': 1 } })
+      expect((await store.brokers()).map((b) => b.broker)).toEqual(['kafka-3.prod_a'])
+    })
+
+    it('prunes alerts resolved before the cut and lists only open ones for the alert loop', async () => {
+      await store.transitionAlert(undefined, alert({ fingerprint: 'old', state: 'resolved', resolvedAt: 1000 }))
+      await store.transitionAlert(undefined, alert({ fingerprint: 'recent', state: 'resolved', resolvedAt: 5000 }))
+      await store.transitionAlert(undefined, alert({ fingerprint: 'firing', state: 'firing', firedAt: 500 }))
+      await store.transitionAlert(undefined, alert({ fingerprint: 'pending', state: 'pending' }))
+      expect((await store.listAlerts({ open: true })).map((a) => a.fingerprint)).toEqual(['firing', 'pending'])
+      expect(await store.pruneAlerts(2000)).toBe(1)
+      expect((await store.listAlerts()).map((a) => a.fingerprint)).toEqual(['firing', 'pending', 'recent'])
+      // Resolved, then open again: listed as open, and pruning leaves it alone.
+      await store.transitionAlert('resolved', alert({ fingerprint: 'recent', state: 'pending', activeAt: 6000 }))
+      expect((await store.listAlerts({ open: true })).map((a) => a.fingerprint)).toEqual(['firing', 'pending', 'recent'])
+      expect(await store.pruneAlerts(10_000)).toBe(0)
+      await store.transitionAlert('firing', alert({ fingerprint: 'firing', state: 'resolved', resolvedAt: 7000 }))
+      expect((await store.listAlerts({ open: true })).map((a) => a.fingerprint)).toEqual(['pending', 'recent'])
+      expect(await store.pruneAlerts(10_000)).toBe(1)
+      expect((await store.listAlerts()).map((a) => a.fingerprint)).toEqual(['pending', 'recent'])
+    })
+
     it('counts several rejects by reason in one batch', async () => {
       const result = await store.append([
         { name: 'nope', at: 1, cluster: 'c', source: 's' },
