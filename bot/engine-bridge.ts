@@ -6,6 +6,7 @@ import { KafkaAdmin } from '../adapters/admin/kafka-admin.js'
 import { readSignalSources } from '../adapters/incident.js'
 import { loadRules } from '../rule-files/load-rules.js'
 import { diagnose } from '../engine/diagnose.js'
+import { replayAlerts } from '../engine/replay-alerts.js'
 
 /**
  * The bot's only doorway into the engine, the rule loader, the incident reader and the kafkajs
@@ -35,17 +36,32 @@ export async function loadRuleSet(paths: string[]): Promise<RuleSet> {
 }
 
 /** Loads a recorded incident (its incident.yaml sources: logs, GC logs, signals.jsonl) into the store. */
-export async function loadIncident(store: Store, dir: string): Promise<{ accepted: number; rejected: number; lastAt?: number }> {
+export async function loadIncident(store: Store, dir: string): Promise<{ accepted: number; rejected: number; lastAt?: number; times: Map<string, number[]> }> {
   let accepted = 0
   let rejected = 0
   let lastAt: number | undefined
+  const times = new Map<string, number[]>()
   for await (const batch of readSignalSources([dir])) {
     const r = await store.append(batch)
     accepted += r.accepted
     rejected += Object.values(r.rejected).reduce((a, b) => a + b, 0)
-    for (const s of batch) if (lastAt === undefined || s.at > lastAt) lastAt = s.at
+    for (const s of batch) {
+      if (lastAt === undefined || s.at > lastAt) lastAt = s.at
+      let list = times.get(s.cluster)
+      if (!list) times.set(s.cluster, (list = []))
+      list.push(s.at)
+    }
   }
-  return { accepted, rejected, lastAt }
+  for (const list of times.values()) list.sort((a, b) => a - b)
+  return { accepted, rejected, lastAt, times }
+}
+
+/**
+ * Runs the alert loop over a loaded incident up to `now`, keeping the alerts in the store, so the
+ * console's `status` shows what was firing at that moment of the incident. No lag: it is all there.
+ */
+export async function replayIncidentAlerts(store: Store, rules: Rule[], times: Map<string, number[]>, now: number): Promise<void> {
+  await replayAlerts(store, rules, times, { stepMs: 15_000, lagMs: 0, until: now, alertsInStore: true }, () => undefined)
 }
 
 /** A kafkajs admin client for a cluster's bootstrap brokers; it connects on first use. */

@@ -5,7 +5,7 @@ import type { Store } from '../../engine/store/store.js'
 import { openAdminConnections } from '../admin-connections.js'
 import { parseBotConfig, type BotConfig } from '../config.js'
 import type { BotContext } from '../context.js'
-import { diagnoseBroker, loadIncident, loadRuleSet } from '../engine-bridge.js'
+import { diagnoseBroker, loadIncident, loadRuleSet, replayIncidentAlerts } from '../engine-bridge.js'
 import { UserError } from '../errors.js'
 
 /**
@@ -42,7 +42,7 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
   const env = opts.env ?? process.env
   const store = openStore(env)
   const log = opts.log ?? { error: (...a: unknown[]) => console.error(...a), info: () => undefined, warn: (...a: unknown[]) => console.error(...a) }
-  let loaded: { accepted: number; rejected: number; lastAt?: number } | undefined
+  let loaded: { accepted: number; rejected: number; lastAt?: number; times: Map<string, number[]> } | undefined
   if (opts.replay) loaded = await loadIncident(store, opts.replay)
 
   let config: BotConfig
@@ -56,6 +56,7 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
   }
   const rules = await loadRuleSet(opts.rulesPaths ?? config.rules)
   const fixedNow = opts.now ?? (loaded?.lastAt !== undefined ? loaded.lastAt + 1000 : undefined)
+  if (loaded && fixedNow !== undefined && loaded.times.size) await replayIncidentAlerts(store, rules.rules, loaded.times, fixedNow)
   const admins = openAdminConnections(config)
   const ctx: BotContext = {
     config,

@@ -3,9 +3,8 @@ import { readSignalSources, emptySourceStats, type ReadSourcesOptions, type Sour
 import { ArchiveLimitError } from '../../adapters/logs/open-input.js'
 import { resolveZone } from '../../adapters/logs/timestamp.js'
 import type { Rule } from '../../dsl/ast.js'
-import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, type AlertEvent } from '../../engine/alerts.js'
-import { lookbackMs } from '../../engine/rule-signals.js'
-import { MemoryStore } from '../../engine/store/memory-store.js'
+import type { AlertEvent } from '../../engine/alerts.js'
+import { replayAlerts } from '../../engine/replay-alerts.js'
 import type { Store } from '../../engine/store/store.js'
 import type { Signal } from '../../signals/signal.js'
 import { parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
@@ -173,68 +172,6 @@ export function describeIngest(r: IngestResult): string {
   if (st.zone && st.logs.lines) lines.push(`timestamps without an offset read as ${st.zone.zone === 'Z' ? 'UTC' : st.zone.zone} (${st.zone.why})`)
   for (const s of st.skipped) lines.push(`skipped ${s.file}: ${s.reason}`)
   return lines.join('\n')
-}
-
-/**
- * Steps through recorded time as the streaming engine would: a tick after each signal (plus the lag),
- * and every `step` while an alert is open, until everything resolved. Events are handed to `onEvent`
- * in tick order across all clusters once the replay is done. Alert state lives in a private
- * in-memory overlay, so replaying into a shared Redis never touches live alerts.
- */
-export async function replayAlerts(
-  store: Store,
-  rules: readonly Rule[],
-  times: Map<string, number[]>,
-  opts: { stepMs: number; lagMs?: number; keepFiringMs?: number },
-  onEvent: (e: AlertEvent, tickAt: number) => void,
-): Promise<AlertEvent[]> {
-  const lagMs = opts.lagMs ?? DEFAULT_LAG_MS
-  const keepFiringMs = opts.keepFiringMs ?? DEFAULT_KEEP_FIRING_MS
-  const overlay = new AlertOverlay(store)
-  const all: { event: AlertEvent; tickAt: number }[] = []
-  const horizon = Math.max(0, ...rules.map((r) => lookbackMs(r.when))) + keepFiringMs + lagMs + opts.stepMs
-  for (const [cluster, list] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
-    const engine = new AlertEngine({ store: overlay, rules, cluster, lagMs, keepFiringMs, renotifyMs: 0 })
-    const quantise = (t: number) => Math.ceil(t / opts.stepMs) * opts.stepMs
-    const end = list[list.length - 1] + horizon
-    let i = 0
-    let now = quantise(list[0] + lagMs)
-    while (now <= end) {
-      for (const event of await engine.tick(now)) all.push({ event, tickAt: now })
-      while (i < list.length && list[i] + lagMs <= now) i++
-      const open = (await overlay.listAlerts()).some((a) => a.cluster === cluster && a.state !== 'resolved')
-      const nextSignal = i < list.length ? quantise(list[i] + lagMs) : Infinity
-      const next = open ? Math.min(now + opts.stepMs, nextSignal) : nextSignal
-      if (!Number.isFinite(next)) break
-      now = Math.max(next, now + 1)
-    }
-  }
-  // Clusters are stepped one after the other; their events are told in one time order.
-  all.sort((a, b) => a.tickAt - b.tickAt)
-  for (const { event, tickAt } of all) onEvent(event, tickAt)
-  return all.map((a) => a.event)
-}
-
-/** Signals from the real store; alerts, silences, locks and history in memory. */
-class AlertOverlay extends MemoryStore {
-  constructor(private readonly base: Store) {
-    super()
-  }
-  override append(signals: Signal[]) {
-    return this.base.append(signals)
-  }
-  override query(q: Parameters<Store['query']>[0]) {
-    return this.base.query(q)
-  }
-  override facts(cluster: string, broker?: string) {
-    return this.base.facts(cluster, broker)
-  }
-  override brokers() {
-    return this.base.brokers()
-  }
-  override trim(before: number) {
-    return this.base.trim(before)
-  }
 }
 
 function renderEvent(e: AlertEvent): string {

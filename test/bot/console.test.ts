@@ -62,6 +62,9 @@ describe('cli/commands/console and cli/commands/digest', () => {
     expect(repl.out).toMatch(/Loaded \d+ signals from .*seed-000-stw-session-expiry/)
     expect(repl.out).toMatch(/Silenced `?stw_pause_session_expiry`? for 1h/)
     expect(repl.out).toMatch(/Status of perf-lab[\s\S]*Silences:[\s\S]*stw_pause_session_expiry/)
+    // status after loading the incident shows what was firing at its last moment, not "Nothing firing"
+    expect(repl.out).toMatch(/Status of perf-lab\n=+\n\d+ firing:\n• stw_pause_session_expiry broker 1 since 2018-08-14 02:16/)
+    expect(repl.out).not.toContain('Nothing firing')
     expect(repl.out).toContain('No button 99')
   })
 

@@ -1,0 +1,91 @@
+import type { Rule } from '../dsl/ast.js'
+import type { Signal } from '../signals/signal.js'
+import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, type AlertEvent } from './alerts.js'
+import { lookbackMs } from './rule-signals.js'
+import { MemoryStore } from './store/memory-store.js'
+import type { Store } from './store/store.js'
+
+/**
+ * Alerts over recorded data: what `replay` prints, and the alert state the console shows after
+ * loading an incident. Time comes from the recording, never the clock.
+ */
+
+/** How to step through a recording. */
+export type ReplayAlertOptions = {
+  stepMs: number
+  lagMs?: number
+  keepFiringMs?: number
+  /**
+   * Stop at this time and leave open alerts open (the console's "now" inside an incident); without
+   * it, stepping goes on until everything resolved.
+   */
+  until?: number
+  /** Keep the alert state in `store` itself (the console); by default it lives in a private overlay. */
+  alertsInStore?: boolean
+}
+
+/**
+ * Steps through recorded time as the streaming engine would: a tick after each signal (plus the lag),
+ * and every `step` while an alert is open, until everything resolved (or `until`). Events are handed to
+ * `onEvent` in tick order across all clusters once the replay is done. Alert state lives in a private
+ * in-memory overlay unless `alertsInStore`, so replaying into a shared Redis never touches live alerts.
+ */
+export async function replayAlerts(
+  store: Store,
+  rules: readonly Rule[],
+  times: Map<string, number[]>,
+  opts: ReplayAlertOptions,
+  onEvent: (e: AlertEvent, tickAt: number) => void,
+): Promise<AlertEvent[]> {
+  const lagMs = opts.lagMs ?? DEFAULT_LAG_MS
+  const keepFiringMs = opts.keepFiringMs ?? DEFAULT_KEEP_FIRING_MS
+  const overlay = opts.alertsInStore ? store : new AlertOverlay(store)
+  const all: { event: AlertEvent; tickAt: number }[] = []
+  const horizon = Math.max(0, ...rules.map((r) => lookbackMs(r.when))) + keepFiringMs + lagMs + opts.stepMs
+  for (const [cluster, list] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
+    const engine = new AlertEngine({ store: overlay, rules, cluster, lagMs, keepFiringMs, renotifyMs: 0 })
+    const quantise = (t: number) => Math.ceil(t / opts.stepMs) * opts.stepMs
+    const end = opts.until ?? list[list.length - 1] + horizon
+    let i = 0
+    let now = opts.until === undefined ? quantise(list[0] + lagMs) : Math.min(quantise(list[0] + lagMs), end)
+    while (now <= end) {
+      for (const event of await engine.tick(now)) all.push({ event, tickAt: now })
+      while (i < list.length && list[i] + lagMs <= now) i++
+      const open = (await overlay.listAlerts()).some((a) => a.cluster === cluster && a.state !== 'resolved')
+      const nextSignal = i < list.length ? quantise(list[i] + lagMs) : Infinity
+      const next = open ? Math.min(now + opts.stepMs, nextSignal) : nextSignal
+      if (!Number.isFinite(next)) break
+      if (opts.until === undefined) now = Math.max(next, now + 1)
+      else if (now === end) break
+      // Stopping at `until` still takes a last tick there, so the state is the one at that time.
+      else now = Math.min(Math.max(next, now + 1), end)
+    }
+  }
+  // Clusters are stepped one after the other; their events are told in one time order.
+  all.sort((a, b) => a.tickAt - b.tickAt)
+  for (const { event, tickAt } of all) onEvent(event, tickAt)
+  return all.map((a) => a.event)
+}
+
+/** Signals from the real store; alerts, silences, locks and history in memory. */
+class AlertOverlay extends MemoryStore {
+  constructor(private readonly base: Store) {
+    super()
+  }
+  override append(signals: Signal[]) {
+    return this.base.append(signals)
+  }
+  override query(q: Parameters<Store['query']>[0]) {
+    return this.base.query(q)
+  }
+  override facts(cluster: string, broker?: string) {
+    return this.base.facts(cluster, broker)
+  }
+  override brokers() {
+    return this.base.brokers()
+  }
+  override trim(before: number) {
+    return this.base.trim(before)
+  }
+}
+
