@@ -1,29 +1,148 @@
-import { App, LogLevel } from '@slack/bolt'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { App, HTTPReceiver, LogLevel, webApi, type Logger } from '@slack/bolt'
+import { formatRedacted, redactingLog } from '../secrets/redact.js'
 import type { BotEnv } from './config.js'
 import type { BotContext } from './context.js'
 import { onKafkaAction, onKafkaCommand } from './listeners.js'
+import { guardSlackRequests } from './slack/request-guard.js'
+import { isSlackDown, SlackLink } from './slack/slack-link.js'
 import { SlackPoster } from './slack/slack-poster.js'
 
 /**
- * Wiring only: a Bolt app (HTTP receiver with request signing, or Socket Mode), the Web API client
- * pointed at `slackApiUrl` when one is set, the per-channel poster, and the listeners.
+ * Wiring only: a Bolt app (HTTP receiver behind the request guard, or Socket Mode), the Web API
+ * client pointed at `slackApiUrl` when one is set, the link that knows whether Slack can be used,
+ * the per-channel poster, and the listeners. Bolt never calls auth.test on its own: it asks the
+ * link, so an unreachable Slack or a refused token at start-up is a state to retry, not a crash.
  */
-export type SlackBot = { app: App; poster: SlackPoster; ctx: BotContext }
+export type SlackBot = {
+  app: App
+  poster: SlackPoster
+  ctx: BotContext
+  link: SlackLink
+  /**
+   * Starts the link and the receiver; resolves with the HTTP port (HTTP mode) without waiting for
+   * Slack, or (Socket Mode) after the first connection attempt, whatever its outcome.
+   */
+  start(listen?: { port: number; host?: string }): Promise<number | undefined>
+  stop(): Promise<void>
+}
 
-/** Builds the Bolt app around a context; the caller starts it (HTTP port or Socket Mode). */
-export function createSlackBot(env: BotEnv, ctx: BotContext, opts: { logLevel?: LogLevel } = {}): SlackBot {
+export type SlackBotOptions = {
+  logLevel?: LogLevel
+  /** Runs whenever Slack becomes usable again (the held alerts are sent from here). */
+  onUp?: () => Promise<void> | void
+  /** First retry delay of the link; tests shorten it. */
+  retryMs?: number
+}
+
+/** Builds the Bolt app around a context; the caller starts it. */
+export function createSlackBot(env: BotEnv, ctx: BotContext, opts: SlackBotOptions = {}): SlackBot {
+  const log = redactingLog(ctx.log)
+  const logger = boltLogger(log, opts.logLevel ?? LogLevel.WARN)
+  // The poster handles 429 itself (per-channel queue, Retry-After); the client must not hide them.
+  const web = new webApi.WebClient(env.botToken, { slackApiUrl: env.slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 10_000, logger })
+  let socketStarted = false
+  const link: SlackLink = new SlackLink({
+    check: async () => {
+      const r = await web.auth.test()
+      return { userId: String(r.user_id), botId: r.bot_id ? String(r.bot_id) : undefined }
+    },
+    onUp: async () => {
+      if (env.mode === 'socket' && !socketStarted) {
+        try {
+          await app.start()
+          socketStarted = true
+        } catch (err) {
+          link.markDown(err)
+          return
+        }
+      }
+      await opts.onUp?.()
+    },
+    log,
+    minDelayMs: opts.retryMs,
+  })
+  const authorize = async () => {
+    const who = await link.identify()
+    return { botToken: env.botToken, botUserId: who.userId, botId: who.botId }
+  }
+  const receiver = env.mode === 'http' ? new HTTPReceiver({ signingSecret: env.signingSecret!, logger }) : undefined
   const app = new App({
-    token: env.botToken,
-    ...(env.mode === 'socket'
-      ? { socketMode: true, appToken: env.appToken, installerOptions: { clientOptions: { slackApiUrl: env.slackApiUrl } } }
-      : { signingSecret: env.signingSecret }),
-    logLevel: opts.logLevel ?? LogLevel.WARN,
-    // The poster handles 429 itself (per-channel queue, Retry-After); the client must not hide them.
+    ...(receiver ? { receiver } : { socketMode: true, appToken: env.appToken, installerOptions: { clientOptions: { slackApiUrl: env.slackApiUrl } } }),
+    authorize,
+    logger,
     clientOptions: { slackApiUrl: env.slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } },
   })
-  const poster = new SlackPoster(async (method, args) => (await app.client.apiCall(method, args)) as unknown as Record<string, unknown>, { log: ctx.log })
-  const wired: BotContext = { ...ctx, post: async (channel, msg) => void (await poster.postMessage(channel, msg)) }
+  const poster = new SlackPoster(
+    async (method, args) => {
+      try {
+        return (await web.apiCall(method, args)) as unknown as Record<string, unknown>
+      } catch (err) {
+        if (isSlackDown(err)) link.markDown(err)
+        throw err
+      }
+    },
+    { log },
+  )
+  const wired: BotContext = { ...ctx, log, post: async (channel, msg) => void (await poster.postMessage(channel, msg)) }
   app.command('/kafka', onKafkaCommand(wired, poster))
   app.action(/^kafka_/, onKafkaAction(wired))
-  return { app, poster, ctx: wired }
+
+  let server: Server | undefined
+  return {
+    app,
+    poster,
+    ctx: wired,
+    link,
+    async start(listen) {
+      const first = link.start()
+      if (!receiver) {
+        await first
+        return undefined
+      }
+      const guarded = guardSlackRequests(receiver.requestListener, { signingSecret: env.signingSecret!, store: ctx.store, log })
+      server = createServer((req, res) => {
+        try {
+          guarded(req, res)
+        } catch (err) {
+          log.error('slack request failed', err)
+          if (!res.headersSent) res.writeHead(500).end()
+        }
+      })
+      const s = server
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject)
+        s.listen(listen?.port ?? env.port, listen?.host ?? env.host ?? '127.0.0.1', () => resolve())
+      })
+      return (s.address() as AddressInfo).port
+    },
+    async stop() {
+      link.stop()
+      if (server) {
+        const s = server
+        s.closeAllConnections()
+        await new Promise<void>((resolve) => s.close(() => resolve()))
+      }
+      if (socketStarted) await app.stop().catch((err: unknown) => log.warn('slack: socket mode stop', err))
+    },
+  }
+}
+
+/** Bolt's and the Web API client's logger, writing through the redacting log. */
+function boltLogger(log: ReturnType<typeof redactingLog>, level: LogLevel): Logger {
+  let current = level
+  const rank = { [LogLevel.DEBUG]: 0, [LogLevel.INFO]: 1, [LogLevel.WARN]: 2, [LogLevel.ERROR]: 3 } as Record<LogLevel, number>
+  const at = (l: LogLevel, write: (line: string) => void) => (...msgs: unknown[]) => {
+    if (rank[l] >= rank[current]) write(formatRedacted(...msgs))
+  }
+  return {
+    debug: at(LogLevel.DEBUG, log.info),
+    info: at(LogLevel.INFO, log.info),
+    warn: at(LogLevel.WARN, log.warn),
+    error: at(LogLevel.ERROR, log.error),
+    setLevel: (l) => void (current = l),
+    getLevel: () => current,
+    setName: () => undefined,
+  }
 }

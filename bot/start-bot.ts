@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { ScheduledTask } from 'node-cron'
 import type { AlertEvent } from '../engine/alerts.js'
 import { openStore } from '../engine/store/open-store.js'
-import type { Store } from '../engine/store/store.js'
+import { StoreUnavailableError, type Store } from '../engine/store/store.js'
+import { redactingLog } from '../secrets/redact.js'
 import { openAdminConnections, type ConnectAdmin } from './admin-connections.js'
 import { notifyAlerts } from './alerts/notify-alerts.js'
 import { createSlackBot, type SlackBot } from './app.js'
@@ -10,6 +11,8 @@ import { loadBotSettings, parseBotConfig, parseBotEnv } from './config.js'
 import type { BotContext } from './context.js'
 import { scheduleDigest } from './digest/schedule-digest.js'
 import { diagnoseBroker, loadRuleSet } from './engine-bridge.js'
+import { userFacingError } from './errors.js'
+import { isSlackDown, type SlackLinkStatus } from './slack/slack-link.js'
 
 /**
  * The whole bot as one call for `kafka-why serve`: settings validated, store and rules opened, the
@@ -21,8 +24,13 @@ export type RunningBot = {
   store: Store
   /** The HTTP port listened on (HTTP mode). */
   port?: number
-  /** Sends the engine's alert events to Slack. */
+  /**
+   * Sends the engine's alert events to Slack, in order; while Slack or the store cannot take them
+   * they are held and sent once both can. Never rejects for an outage.
+   */
   notify(events: AlertEvent[]): Promise<void>
+  /** Slack's state for /healthz, with the number of alert events held back. */
+  slack(): SlackLinkStatus & { held: number }
   stop(): Promise<void>
 }
 
@@ -33,7 +41,12 @@ export type StartBotOptions = {
   settings?: { text: string; file: string }
   /** Opens a cluster's admin client; serve passes one carrying the cluster's TLS/SASL settings. */
   connectAdmin?: ConnectAdmin
+  /** First delay between Slack retries (and the outbox's retry tick); tests shorten it. */
+  slackRetryMs?: number
 }
+
+/** Alerts held while Slack or the store cannot take them; beyond this the oldest are dropped (and counted in the log). */
+export const OUTBOX_CAP = 10_000
 
 /** Starts everything `serve` needs from the bot; throws ConfigError before listening when settings are bad. */
 export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: StartBotOptions = {}): Promise<RunningBot> {
@@ -42,7 +55,7 @@ export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: Start
     : await loadBotSettings(env)
   const store = opts.store ?? openStore(env)
   const rules = await loadRuleSet(config.rules)
-  const log = opts.log ?? { error: (...a: unknown[]) => console.error(...a), warn: (...a: unknown[]) => console.warn(...a), info: (...a: unknown[]) => console.log(...a) }
+  const log = redactingLog(opts.log)
   if (rules.problems.length) log.warn(`${rules.problems.length} rule errors; the rules that parsed are loaded:\n${rules.problems.join('\n')}`)
   const admins = openAdminConnections(config, opts.connectAdmin)
   const ctx: BotContext = {
@@ -54,22 +67,61 @@ export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: Start
     log,
     admin: (cluster) => admins.admin(cluster),
   }
-  const bot = createSlackBot(botEnv, ctx)
-  let port: number | undefined
-  if (botEnv.mode === 'http') {
-    const server = (await bot.app.start(botEnv.host ? { port: botEnv.port, host: botEnv.host } : botEnv.port)) as { address(): unknown }
-    port = (server.address() as { port: number }).port
-  } else await bot.app.start()
+
+  // Alert events wait here, in order, while Slack or the store cannot take them; sent when both can.
+  const outbox: AlertEvent[] = []
+  let flushing: Promise<void> | undefined
+  let dropped = 0
+  const hold = (ev: AlertEvent) => {
+    outbox.push(ev)
+    if (outbox.length > OUTBOX_CAP) {
+      outbox.shift()
+      if (dropped++ % 1000 === 0) log.error(`alerts: outbox over ${OUTBOX_CAP} events; ${dropped} oldest dropped so far`)
+    }
+  }
+  const flush = (): Promise<void> => {
+    flushing ??= (async () => {
+      while (outbox.length && bot.link.up) {
+        try {
+          await notifyAlerts({ store, poster: bot.poster, config, now: () => Date.now() }, [outbox[0]])
+          outbox.shift()
+        } catch (err) {
+          if (isSlackDown(err) || err instanceof StoreUnavailableError) {
+            if (isSlackDown(err)) bot.link.markDown(err)
+            return
+          }
+          const { id } = userFacingError(err, log)
+          log.error(`alerts: event for ${outbox[0].alert.fingerprint} dropped after error ${id}`)
+          outbox.shift()
+        }
+      }
+    })().finally(() => {
+      flushing = undefined
+    })
+    return flushing
+  }
+  const bot = createSlackBot(botEnv, ctx, { onUp: flush, retryMs: opts.slackRetryMs })
+  const retry = setInterval(() => void flush(), opts.slackRetryMs ?? 5000)
+  retry.unref()
+  const port = await bot.start()
+  log.info(botEnv.mode === 'http' ? `slack: requests on http://${botEnv.host ?? '127.0.0.1'}:${port}/slack/events` : 'slack: socket mode')
   const owner = `bot-${randomBytes(4).toString('hex')}`
   const task: ScheduledTask | undefined = scheduleDigest({ ctx: bot.ctx, poster: bot.poster, owner }, (runs) => log.info(`digest: ${JSON.stringify(runs)}`))
   return {
     bot,
     store,
     port,
-    notify: async (events) => void (await notifyAlerts({ store, poster: bot.poster, config, now: () => Date.now() }, events)),
+    slack: () => ({ ...bot.link.status(), held: outbox.length }),
+    notify: async (events) => {
+      for (const ev of events) hold(ev)
+      // The first auth.test may still be in flight; an alert raised at start-up need not wait a retry tick.
+      if (bot.link.status().slack === 'starting') await bot.link.identify().catch(() => undefined)
+      await flush()
+    },
     stop: async () => {
+      clearInterval(retry)
       await task?.destroy()
-      await bot.app.stop()
+      await bot.stop()
       await bot.poster.drain()
       await admins.closeAll()
       if (!opts.store) await store.close()

@@ -13,6 +13,7 @@ import type { Tail } from '../logs/tail.js'
 import { tailLogFile } from '../logs/tail.js'
 import { ScrapeLoop, type ScrapeOutcome, type TargetScraper } from '../prometheus/scraper.js'
 import { MetricsRegistry } from '../prometheus/self-metrics.js'
+import { redactText, redactUrl } from '../../secrets/redact.js'
 import type { LiveConfig } from './live-config.js'
 
 /**
@@ -54,17 +55,20 @@ export type Health = {
   /** The signals topic consumer, when configured. */
   topic?: SourceHealth
   engine: { enabled: boolean; rules: number; ruleErrors: number; lastTickAt?: number; lastTickMs?: number; lastError?: string }
-  bot: { running: boolean; reason?: string }
+  /** `slack` is down while Slack cannot be reached or refuses the token; `held` alerts are sent when it is back. */
+  bot: { running: boolean; reason?: string; slack?: 'up' | 'down' | 'starting'; since?: number; lastError?: string; held?: number }
 }
 
-type BotHandle = { notify(events: AlertEvent[]): Promise<void>; stop(): Promise<void> }
+type BotHandle = { notify(events: AlertEvent[]): Promise<void>; stop(): Promise<void>; slack(): { slack: 'up' | 'down' | 'starting'; since: number; lastError?: string; held: number } }
 
 /** Starts everything `config` names; resolves once the listener is up. */
 export async function startLiveService(opts: LiveServiceOptions): Promise<LiveService> {
   const { config, store } = opts
   const now = opts.now ?? Date.now
   const env = opts.env ?? process.env
-  const log = opts.log ?? { info: (m) => console.log(m), warn: (m) => console.warn(m), error: (m) => console.error(m) }
+  // Every line serve writes passes redaction: URLs with passwords, tokens in library errors.
+  const base = opts.log ?? { info: (m: string) => console.log(m), warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) }
+  const log = { info: (m: string) => base.info(redactText(m)), warn: (m: string) => base.warn(redactText(m)), error: (m: string) => base.error(redactText(m)) }
   const startedAt = now()
   const metrics = new MetricsRegistry()
   const signalsIn = metrics.counter('kafka_why_signals_total', 'Signals accepted into the store, by source adapter.')
@@ -127,17 +131,18 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     const h = scrapeHealth.get(s)!
     h.up = o.ok
     h.failures = s.failures
-    h.lastError = o.error
+    h.lastError = o.error === undefined ? undefined : redactText(o.error)
     h.lastAt = o.startedAt
-    scrapes({ target: o.url, result: o.ok ? 'ok' : 'failed' })
-    scrapeDuration({ target: o.url }, o.durationMs / 1000)
-    sourceUp({ kind: 'scrape', target: o.url }, o.ok ? 1 : 0)
+    const target = redactUrl(o.url)
+    scrapes({ target, result: o.ok ? 'ok' : 'failed' })
+    scrapeDuration({ target }, o.durationMs / 1000)
+    sourceUp({ kind: 'scrape', target }, o.ok ? 1 : 0)
     for (const [reason, n] of Object.entries(o.parse?.badByReason ?? {})) parseFailures({ source: 'prometheus', reason }, n)
   }
   const scrapeLoop = targets.length ? new ScrapeLoop(targets, { sink: sink('prometheus'), now }, onScrape) : undefined
   if (scrapeLoop) {
     for (const s of scrapeLoop.scrapers) {
-      const h: SourceHealth = { cluster: s.target.cluster, broker: s.target.broker, target: s.target.url, up: false, failures: 0 }
+      const h: SourceHealth = { cluster: s.target.cluster, broker: s.target.broker, target: redactUrl(s.target.url), up: false, failures: 0 }
       scrapeHealth.set(s, h)
       health.scrape.push(h)
     }
@@ -167,7 +172,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
           .then((o) => {
             h.up = o.ok
             h.failures = o.ok ? 0 : h.failures + 1
-            h.lastError = o.error
+            h.lastError = o.error === undefined ? undefined : redactText(o.error)
             h.lastAt = o.at
             polls({ cluster: c.name, result: o.ok ? 'ok' : 'failed' })
             sourceUp({ kind: 'admin', target: c.name }, o.ok ? 1 : 0)
@@ -287,13 +292,17 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
 
   const snapshot = (): Health => {
     health.store.buffered = writer.buffered
+    if (bot) {
+      const s = bot.slack()
+      health.bot = { running: true, slack: s.slack, since: s.since, lastError: s.lastError, held: s.held }
+    }
     health.logs = tails.map((t) => {
       const s = t.tail.stats()
       const unparsed = Object.values(s.unparsed).reduce((a, b) => a + b, 0)
       return { cluster: t.cluster, broker: t.broker, file: t.file, lines: s.lines, signals: s.signals, unparsed }
     })
     const down = [...health.scrape, ...health.admin, ...(health.topic ? [health.topic] : [])].some((h) => !h.up && h.failures > 0)
-    health.status = !health.store.ok ? 'failing' : down || health.engine.lastError ? 'degraded' : 'ok'
+    health.status = !health.store.ok ? 'failing' : down || health.engine.lastError || health.bot.slack === 'down' ? 'degraded' : 'ok'
     return structuredClone(health)
   }
 

@@ -1,5 +1,6 @@
 import http from 'node:http'
 import https from 'node:https'
+import { redactText, redactUrl } from '../../secrets/redact.js'
 import type { Signal } from '../../signals/signal.js'
 import { ExpositionParser, type ParseStats } from './exposition.js'
 import { SampleConverter, type ConvertStats } from './to-signals.js'
@@ -80,7 +81,7 @@ export class TargetScraper {
     this.converter = new SampleConverter({
       cluster: target.cluster,
       broker: target.broker,
-      source: `prom:${target.url}`,
+      source: `prom:${redactUrl(target.url)}`,
       maxSeries: target.maxSeries,
     })
   }
@@ -161,8 +162,8 @@ export class TargetScraper {
           at: startedAt,
           cluster: this.target.cluster,
           labels: { target: this.target.url },
-          source: `prom:${this.target.url}`,
-          text: `scrape of ${this.target.url} failed: ${error}`,
+          source: `prom:${redactUrl(this.target.url)}`,
+          text: redactText(`scrape of ${this.target.url} failed: ${error}`),
         }
         if (this.target.broker !== undefined) stale.broker = this.target.broker
         batch.push(stale)

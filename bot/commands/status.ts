@@ -18,18 +18,18 @@ export async function status(ctx: BotContext, req: CommandRequest, args: { clust
     {
       kind: 'section',
       text: firing.length
-        ? `*${firing.length} firing:*\n${firing.map((a) => `• \`${escapeMrkdwn(a.ruleId)}\`${a.broker !== undefined ? ` broker ${a.broker}` : ''} since ${formatTime(a.firedAt ?? a.activeAt, tz, true)}${a.summary ? `: ${escapeMrkdwn(a.summary)}` : ''}`).join('\n')}`
+        ? `*${firing.length} firing:*\n${firing.map((a) => `• \`${escapeMrkdwn(a.ruleId)}\`${a.broker !== undefined ? ` broker ${escapeMrkdwn(a.broker)}` : ''} since ${formatTime(a.firedAt ?? a.activeAt, tz, true)}${a.summary ? `: ${escapeMrkdwn(a.summary)}` : ''}`).join('\n')}`
         : ':white_check_mark: Nothing firing.',
     },
   ]
   const pending = alerts.length - firing.length
   if (pending) parts.push({ kind: 'context', text: `${pending} pending (condition holds, not yet firing).` })
   if (silences.length) {
-    parts.push({ kind: 'section', text: `*Silences:*\n${silences.map((s) => `• \`${escapeMrkdwn(s.matcher)}\` until ${formatTime(s.expiresAt, tz, true)} (by <@${s.createdBy}>)`).join('\n')}` })
+    parts.push({ kind: 'section', text: `*Silences:*\n${silences.map((s) => `• \`${escapeMrkdwn(s.matcher)}\` until ${formatTime(s.expiresAt, tz, true)} (by <@${escapeMrkdwn(s.createdBy)}>)`).join('\n')}` })
   }
   parts.push({
     kind: 'context',
-    text: `Brokers reporting: ${brokers.join(', ') || 'none'} · ${ctx.rules.rules.length} rules loaded${ctx.rules.problems.length ? ` · ${ctx.rules.problems.length} rule errors` : ''}`,
+    text: `Brokers reporting: ${escapeMrkdwn(brokers.join(', ')) || 'none'} · ${ctx.rules.rules.length} rules loaded${ctx.rules.problems.length ? ` · ${ctx.rules.problems.length} rule errors` : ''}`,
   })
   return { text: `${cluster.name}: ${firing.length} firing, ${silences.length} silences, ${brokers.length} brokers reporting`, parts, visibility: 'ephemeral' }
 }

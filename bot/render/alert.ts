@@ -31,7 +31,7 @@ export function renderAlert(alert: AlertRecord, cause: Cause, opts: AlertRenderO
   if (cause.evidence.length) parts.push({ kind: 'section', text: renderTimeline(cause.evidence, { timeZone: opts.timeZone, maxEvidence: opts.maxEvidence ?? 10 }, cause.matchedAt) })
   if (cause.advise) parts.push({ kind: 'section', text: `:bulb: ${escapeMrkdwn(cause.advise)}` })
   if (cause.runbook) parts.push({ kind: 'context', text: `Runbook: ${runbookLink(cause.runbook)}` })
-  parts.push({ kind: 'context', text: `Fingerprint \`${alert.fingerprint}\`` })
+  parts.push({ kind: 'context', text: `Fingerprint \`${escapeMrkdwn(alert.fingerprint)}\`` })
   const buttons = causeButtons(cause, alert.fingerprint)
   if (alert.broker !== undefined) buttons.splice(1, 0, { kind: 'button', label: `Why broker ${alert.broker}`, action: 'kafka_run', value: `why ${alert.cluster}:${alert.broker}` })
   parts.push({ kind: 'actions', elements: buttons })
@@ -70,7 +70,7 @@ export function renderResolved(alert: AlertRecord, cause: Cause, opts: AlertRend
         kind: 'section',
         text: `*${escapeMrkdwn(where(alert))}* · rule \`${escapeMrkdwn(cause.ruleName ?? cause.ruleId)}\`\nFired ${formatTime(firedAt, opts.timeZone, true)}, resolved ${formatTime(resolvedAt, opts.timeZone, true)} ${opts.timeZone} (${formatDuration(Math.max(0, resolvedAt - firedAt))})`,
       },
-      { kind: 'context', text: `Fingerprint \`${alert.fingerprint}\`` },
+      { kind: 'context', text: `Fingerprint \`${escapeMrkdwn(alert.fingerprint)}\`` },
     ],
     visibility: 'channel',
   }

@@ -17,7 +17,7 @@ export function toBlockKit(msg: BotMessage): SlackPayload {
   const blocks: Block[] = []
   const seenActions = new Map<string, number>()
   for (const part of msg.parts) blocks.push(renderPart(part, seenActions))
-  return { text: cut(msg.text, L.messageText, 'characters'), blocks: fitBlocks(blocks) }
+  return { text: cut(escapeFallback(msg.text), L.messageText, 'characters'), blocks: fitBlocks(blocks) }
 }
 
 function renderPart(part: MessagePart, seen: Map<string, number>): Block {
@@ -107,6 +107,15 @@ export function cut(text: string, max: number, unit: string): string {
   let head = text.slice(0, keep)
   if ((head.match(/```/g)?.length ?? 0) % 2 === 1 && keep > 3) head = `${head.slice(0, -3)}\`\`\``
   return `${head}${note(text.length - head.length)}`
+}
+
+/**
+ * The fallback `text` is plain words, and Slack still reads <…> in it (notifications included): a
+ * consumer group named <!channel> would ping everyone. Every '<' and '>' is escaped; an '&' is too,
+ * unless it already starts one of the three entities (texts built from escaped markup).
+ */
+export function escapeFallback(text: string): string {
+  return text.replace(/&(?!(?:amp|lt|gt);)/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 
 /** Escapes the three characters Slack treats as control sequences in mrkdwn text. */

@@ -35,7 +35,7 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
     })
   }
   if (r.groups.length) {
-    const lines = r.groups.slice(0, 10).map((g) => `• \`${escapeMrkdwn(g.group)}\`: ${g.rebalances} rebalance${g.rebalances === 1 ? '' : 's'}, ${g.memberFailures} member failure${g.memberFailures === 1 ? '' : 's'} (coordinator broker ${g.brokers.join(', ')})`)
+    const lines = r.groups.slice(0, 10).map((g) => `• \`${escapeMrkdwn(g.group)}\`: ${g.rebalances} rebalance${g.rebalances === 1 ? '' : 's'}, ${g.memberFailures} member failure${g.memberFailures === 1 ? '' : 's'} (coordinator broker ${escapeMrkdwn(g.brokers.join(', '))})`)
     if (r.groups.length > 10) lines.push(`• … ${r.groups.length - 10} more groups`)
     parts.push({ kind: 'section', text: `*Rebalances per consumer group*\n${lines.join('\n')}` })
   }
@@ -49,7 +49,7 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
     parts.push({ kind: 'section', text: `*Config smells*\n${lines.join('\n')}` })
   }
   if (r.topDiagnoses.length) {
-    const lines = r.topDiagnoses.map((d) => `• ${d.count}× \`${escapeMrkdwn(d.ruleId)}\` (${d.severity}) on broker ${d.brokers.join(', ')}: ${escapeMrkdwn(d.cause)} — last ${formatTime(d.lastAt, opts.timeZone).slice(0, 5)}`)
+    const lines = r.topDiagnoses.map((d) => `• ${d.count}× \`${escapeMrkdwn(d.ruleId)}\` (${d.severity}) on broker ${escapeMrkdwn(d.brokers.join(', '))}: ${escapeMrkdwn(d.cause)} — last ${formatTime(d.lastAt, opts.timeZone).slice(0, 5)}`)
     parts.push({ kind: 'section', text: `*Top diagnoses*\n${lines.join('\n')}` })
   } else {
     parts.push({ kind: 'section', text: '*Top diagnoses*\nNone in this window.' })

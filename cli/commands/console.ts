@@ -3,37 +3,45 @@ import { handleAction } from '../../bot/actions/handle-action.js'
 import { CONSOLE_CHANNEL, CONSOLE_USER } from '../../bot/console/console-context.js'
 import { runCommand } from '../../bot/dispatch.js'
 import type { BotMessage, Button } from '../../bot/message.js'
+import { toRespond } from '../../bot/listeners.js'
 import { toConsole } from '../../bot/render/console.js'
+import { messageArgs } from '../../bot/slack/slack-poster.js'
 import { openSession, parseSessionArgs } from '../console-session.js'
 
-const USAGE = `usage: kafka-why console [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--rules <path>]… [--now <ISO time>] [-c "<command>"]
+const USAGE = `usage: kafka-why console [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--rules <path>]… [--now <ISO time>] [--json] [-c "<command>"]
 
 The Slack bot in a terminal: type the same commands as after /kafka (why 1, status, help, …).
-Buttons are numbered; \`click <n>\` presses one. Default incident: test/incidents/seed-000-stw-session-expiry.`
+Buttons are numbered; \`click <n>\` presses one. Default incident: test/incidents/seed-000-stw-session-expiry.
+--json prints, instead of text, the exact Slack payloads the bot would send (method, channel, text,
+blocks, …), one JSON object per line.`
 
 /** `kafka-why console`: the bot's commands and messages over the embedded store, no Slack needed. */
 export async function run(argv: string[]): Promise<number> {
   const rulesPaths: string[] = []
   let oneShot: string | undefined
+  let json = false
   const args = parseSessionArgs('console', USAGE, argv, (a, next) => {
     if (a === '--rules') rulesPaths.push(next())
     else if (a === '-c' || a === '--command') oneShot = next()
+    else if (a === '--json') json = true
     else return false
     return true
   })
   if (typeof args === 'number') return args
   const session = await openSession('console', { ...args, rulesPaths: rulesPaths.length ? rulesPaths : undefined })
   if (typeof session === 'number') return session
-  const { ctx } = session
   const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
   const req = { user: CONSOLE_USER, channel: CONSOLE_CHANNEL }
+  // In --json mode posts beside the reply (audit channel) are printed as the chat.postMessage they would be.
+  const ctx = json ? { ...session.ctx, post: async (channel: string, msg: BotMessage) => console.log(JSON.stringify({ method: 'chat.postMessage', ...messageArgs(channel, msg) })) } : session.ctx
+  const show = (reply: BotMessage, buttons: Button[], color: boolean) => (json ? showJson(reply, buttons, req.channel) : showText(reply, buttons, color))
   try {
     if (oneShot !== undefined) {
       const reply = await runCommand(ctx, { ...req, text: stripSlash(oneShot) })
       console.log(show(reply, [], color))
       return reply.isError ? 1 : 0
     }
-    if (session.loaded) console.log(`Loaded ${session.loaded.accepted} signals from ${args.replay}${session.loaded.rejected ? ` (${session.loaded.rejected} rejected)` : ''}. Type help, or quit.`)
+    if (session.loaded && !json) console.log(`Loaded ${session.loaded.accepted} signals from ${args.replay}${session.loaded.rejected ? ` (${session.loaded.rejected} rejected)` : ''}. Type help, or quit.`)
     const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: '/kafka ' })
     let buttons: Button[] = []
     rl.prompt()
@@ -66,8 +74,17 @@ function stripSlash(text: string): string {
   return text.replace(/^\/kafka\b\s*/, '')
 }
 
+/**
+ * A reply as the response_url payload Bolt's `respond` sends, one line of JSON; buttons are
+ * collected in order so `click <n>` works the same as in text mode.
+ */
+function showJson(reply: BotMessage, buttons: Button[], channel: string): string {
+  for (const p of reply.parts) if (p.kind === 'actions') for (const e of p.elements) buttons.push(...(e.kind === 'button' ? [e] : e.options.map((o): Button => ({ kind: 'button', label: o.label, action: e.action, value: o.value }))))
+  return JSON.stringify({ method: 'response_url', channel, ...toRespond(reply) })
+}
+
 /** Renders a reply and numbers its buttons so `click <n>` can press them. */
-function show(reply: BotMessage, buttons: Button[], color: boolean): string {
+function showText(reply: BotMessage, buttons: Button[], color: boolean): string {
   const numbered: BotMessage = {
     ...reply,
     parts: reply.parts.map((p) =>

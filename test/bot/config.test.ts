@@ -67,7 +67,8 @@ describe('bot/config', () => {
   })
 
   it.each([
-    [{}, ['env SLACK_BOT_TOKEN: required (xoxb-…)', 'env SLACK_SIGNING_SECRET: required in HTTP mode']],
+    [{}, ['env SLACK_BOT_TOKEN: required (xoxb-…), or SLACK_BOT_TOKEN_FILE', 'env SLACK_SIGNING_SECRET: required in HTTP mode']],
+    [{ SLACK_BOT_TOKEN_FILE: '/nonexistent/token', SLACK_SIGNING_SECRET: 's' }, ["env SLACK_BOT_TOKEN_FILE: cannot read '/nonexistent/token': ENOENT", 'env SLACK_BOT_TOKEN: required (xoxb-…), or SLACK_BOT_TOKEN_FILE']],
     [{ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SOCKET_MODE: '1' }, ['env SLACK_APP_TOKEN: required when SLACK_SOCKET_MODE=1 (xapp-…)']],
     [{ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PORT: 'http' }, ["env PORT: 'http' is not a port number"]],
   ])('names missing environment variables for %j', (env, expected) => {

@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSlackBot, type SlackBot } from '../../bot/app.js'
 import { signedHeaders } from './support/sign.js'
@@ -18,11 +16,11 @@ describe('bot/app (end to end through the HTTP receiver)', () => {
     await slack.start()
     t = await testContext()
     bot = createSlackBot({ mode: 'http', botToken: 'xoxb-test', signingSecret: SECRET, port: 0, slackApiUrl: slack.apiUrl, configPath: '' }, t.ctx)
-    const server = (await bot.app.start({ port: 0, host: '127.0.0.1' })) as Server
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`
+    const port = await bot.start({ port: 0, host: '127.0.0.1' })
+    url = `http://127.0.0.1:${port}/slack/events`
   })
   afterAll(async () => {
-    await bot?.app.stop()
+    await bot?.stop()
     await slack.stop()
   })
 

@@ -16,11 +16,11 @@ describe('bot/app (Socket Mode)', () => {
     slack.socketUrl = ws.url
     t = await testContext()
     bot = createSlackBot({ mode: 'socket', botToken: 'xoxb-test', appToken: 'xapp-test', port: 0, slackApiUrl: slack.apiUrl, configPath: '' }, t.ctx)
-    await bot.app.start()
+    await bot.start()
     await ws.waitFor(() => ws.connected > 0)
   })
   afterAll(async () => {
-    await bot?.app.stop()
+    await bot?.stop()
     await ws.stop()
     await slack.stop()
   })

@@ -243,7 +243,7 @@ live:
     const env = { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'serve-secret', PORT: '0', HOST: '127.0.0.1', SLACK_API_URL: slack.apiUrl }
     const service = await startLiveService({ config, store, log: quiet, env })
     try {
-      expect(service.health().bot).toEqual({ running: true })
+      expect(service.health().bot).toMatchObject({ running: true })
       await slack.waitFor(() => slack.ok('chat.postMessage').length > 0, 20_000)
       const post = slack.ok('chat.postMessage')[0].args
       expect(post.channel).toBe('C0LAB')

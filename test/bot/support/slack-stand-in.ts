@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { validateBlocks } from './validate-blocks.js'
+import { fallbackProblems, validateBlocks } from './validate-blocks.js'
 
 /**
  * A local stand-in for slack.com/api and for response_url: records every call, validates each
@@ -29,9 +29,13 @@ export class SlackStandIn {
   private waiters: { pred: () => boolean; resolve: () => void }[] = []
   base = ''
 
-  async start(): Promise<this> {
+  /** auth.test answers invalid_auth this many more times (a revoked or mistyped token). */
+  authFailures = 0
+
+  /** Listens on `port` (0: any free one); a stand-in restarted on its old port is Slack coming back. */
+  async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res))
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r))
+    await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', r))
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
     return this
   }
@@ -73,7 +77,13 @@ export class SlackStandIn {
     return this.calls.filter((c) => c.method === method && c.status === 200)
   }
 
+  /** The port listened on, to start again on it after stop(). */
+  get port(): number {
+    return Number(new URL(this.base).port)
+  }
+
   async stop(): Promise<void> {
+    this.server?.closeAllConnections()
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()))
   }
 
@@ -97,7 +107,7 @@ export class SlackStandIn {
     }
     const args = parseBody(req.headers['content-type'] ?? '', body)
     if (url.pathname.startsWith('/respond/')) {
-      const problems = [...(args.blocks !== undefined ? validateBlocks(args.blocks) : []), ...(args.text || args.blocks ? [] : ['respond: text or blocks required'])]
+      const problems = [...(args.blocks !== undefined ? validateBlocks(args.blocks) : []), ...fallbackProblems(args.text), ...(args.text || args.blocks ? [] : ['respond: text or blocks required'])]
       this.responses.push({ method: 'respond', args: { ...args, __path: url.pathname }, at: Date.now(), problems, status: 200 })
       return send(200, { ok: true })
     }
@@ -112,11 +122,16 @@ export class SlackStandIn {
     for (const f of REQUIRED[method] ?? []) if (args[f] === undefined || args[f] === '') problems.push(`${f} required`)
     if ((method === 'chat.postMessage' || method === 'chat.update') && !args.text && !args.blocks) problems.push('text or blocks required')
     if (args.blocks !== undefined) problems.push(...validateBlocks(args.blocks))
+    problems.push(...fallbackProblems(args.text))
     if (typeof args.text === 'string' && args.text.length > 40_000) problems.push('text > 40000')
     this.calls.push({ method, args, at: Date.now(), problems, status: 200 })
     if (problems.length) return send(200, { ok: false, error: method === 'chat.postMessage' || method === 'chat.update' ? 'invalid_blocks' : 'invalid_arguments', problems })
     switch (method) {
       case 'auth.test':
+        if (this.authFailures > 0) {
+          this.authFailures--
+          return send(200, { ok: false, error: 'invalid_auth' })
+        }
         return send(200, { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'TTEAM', url: 'https://example.slack.com/' })
       case 'chat.postMessage':
         return send(200, { ok: true, channel: args.channel, ts: `${1700000000 + this.calls.length}.000100` })

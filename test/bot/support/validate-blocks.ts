@@ -65,8 +65,42 @@ export function validateBlocks(blocks: unknown): string[] {
   return problems
 }
 
-/** Slack reads <…> as a link or mention: any other raw '<' or '>' in mrkdwn is a rendering bug. */
-const CONTROL = /<(?:[@#][A-Z0-9]+|![a-z]+|https?:\/\/[^<>|\s]+(?:\|[^<>]+)?)>/g
+/**
+ * Slack reads <…> as a link, a mention or a broadcast. The bot writes mentions only of the people
+ * and channels of the test world (ids U0…/C0… and the console's, from config and requests) and links
+ * only to rule runbooks (their https hosts below); it never broadcasts. Anything else inside <…>, and
+ * any other raw '<' or '>' in mrkdwn, came from data unescaped: a group named <!channel> would ping.
+ */
+const TRUSTED_MENTION = /^<(?:@(?:U0[A-Z0-9]+|UCONSOLE|UBOT)|#(?:C0[A-Z0-9]+|CCONSOLE))>$/
+const RUNBOOK_HOSTS = ['kafka.apache.org', 'issues.apache.org', 'cwiki.apache.org', 'nvd.nist.gov', 'example.org']
+const CONTROL = /<[^<>]*>/g
+
+/** Problems with one mrkdwn text: untrusted control sequences and raw angle brackets. */
+export function mrkdwnProblems(text: string): string[] {
+  const out: string[] = []
+  for (const m of text.match(CONTROL) ?? []) {
+    if (m.startsWith('<!')) out.push(`broadcast ${m} in mrkdwn`)
+    else if (/^<[@#]/.test(m) && !TRUSTED_MENTION.test(m)) out.push(`mention ${m} not of the test world (from data?)`)
+    else if (/^<https?:/.test(m) && !isRunbook(m)) out.push(`link ${m} not to a runbook (from data?)`)
+    else if (!/^<(?:[@#]|https?:)/.test(m)) out.push(`control sequence ${m} in mrkdwn`)
+  }
+  if (/[<>]/.test(text.replace(CONTROL, ''))) out.push('unescaped < or > in mrkdwn')
+  return out
+}
+
+/** The fallback `text` is plain: any raw '<' or '>' in it is data Slack would read as markup. */
+export function fallbackProblems(text: unknown): string[] {
+  return typeof text === 'string' && /[<>]/.test(text) ? [`text: raw < or > in the fallback text (${JSON.stringify(text.slice(0, 80))})`] : []
+}
+
+function isRunbook(m: string): boolean {
+  try {
+    const url = new URL(m.slice(1, -1).split('|')[0])
+    return url.protocol === 'https:' && RUNBOOK_HOSTS.includes(url.hostname) && !m.includes('|')
+  } catch {
+    return false
+  }
+}
 
 function unescaped(blocks: unknown[]): string[] {
   const out: string[] = []
@@ -74,7 +108,7 @@ function unescaped(blocks: unknown[]): string[] {
     if (Array.isArray(node)) node.forEach((n, i) => visit(n, `${at}[${i}]`))
     else if (node && typeof node === 'object') {
       const o = node as Record<string, unknown>
-      if (o.type === 'mrkdwn' && typeof o.text === 'string' && /[<>]/.test(o.text.replace(CONTROL, ''))) out.push(`${at}.text: unescaped < or > in mrkdwn`)
+      if (o.type === 'mrkdwn' && typeof o.text === 'string') for (const p of mrkdwnProblems(o.text)) out.push(`${at}.text: ${p}`)
       for (const [k, v] of Object.entries(o)) visit(v, `${at}.${k}`)
     }
   }
