@@ -1,15 +1,18 @@
+import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { LiveConfigError, parseLiveConfig } from '../../adapters/live/live-config.js'
 import { startLiveService } from '../../adapters/live/live-service.js'
 import { openStore } from '../../engine/store/open-store.js'
+import { formatRedacted, redactText } from '../../secrets/redact.js'
 import { parseCommandArgs } from '../command-setup.js'
 
 const USAGE = `usage: kafka-why serve [--config kafka-why.yaml] [--listen [host:]port] [--no-bot]
 
 Runs the configured live adapters (JMX exporter scrapes, admin API pollers, followed log files), the
 alert loop over the store (Redis when REDIS_URL is set, else in memory) and, when SLACK_BOT_TOKEN is
-set and the file has bot settings, the Slack bot, in one process. GET /healthz answers its state as
-JSON (503 when the store cannot be written); GET /metrics its own Prometheus metrics.
+set and the file has bot settings, the Slack bot, in one process. The bot keeps retrying while
+Slack is unreachable (GET /healthz shows slack: down) and posts the alerts held meanwhile.
+GET /healthz answers its state as JSON (503 when the store cannot be written); GET /metrics its own Prometheus metrics.
 The config file defaults to KAFKA_WHY_CONFIG, else ./kafka-why.yaml. SIGTERM or SIGINT stops it.`
 
 /** `kafka-why serve`: the whole product in one process. */
@@ -40,18 +43,20 @@ export async function run(argv: string[]): Promise<number> {
     if (args.listen) config = { ...config, listen: parseListen(args.listen) }
   } catch (err) {
     if (err instanceof LiveConfigError) {
-      console.error(`kafka-why serve: ${err.message}`)
+      console.error(redactText(`kafka-why serve: ${err.message}`))
       return 2
     }
     throw err
   }
 
   const store = openStore(process.env)
+  const removeGuards = guardProcess()
   let service
   try {
     service = await startLiveService({ config, store, bot: !args['no-bot'] })
   } catch (err) {
-    console.error(`kafka-why serve: cannot start: ${(err as Error).message}`)
+    console.error(redactText(`kafka-why serve: cannot start: ${(err as Error).message}`))
+    removeGuards()
     await store.close()
     return 1
   }
@@ -62,7 +67,22 @@ export async function run(argv: string[]): Promise<number> {
   console.log('kafka-why serve: stopping')
   await service.stop()
   await store.close()
+  removeGuards()
   return 0
+}
+
+/**
+ * serve is a long-running process: a rejection nobody awaited (a library's background promise, a
+ * dependency failing between two awaits) is logged with an id, redacted, and the process keeps
+ * serving instead of exiting with a stack trace that may carry a token.
+ */
+function guardProcess(): () => void {
+  const onRejection = (reason: unknown) => {
+    const id = `E-${randomBytes(4).toString('hex')}`
+    console.error(`kafka-why serve: unexpected rejection [${id}], still serving: ${formatRedacted(reason)}`)
+  }
+  process.on('unhandledRejection', onRejection)
+  return () => process.off('unhandledRejection', onRejection)
 }
 
 function parseListen(text: string): { host: string; port: number } {
