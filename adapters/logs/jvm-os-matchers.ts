@@ -103,10 +103,11 @@ const OOM_KINDS: Record<string, string> = {
  * `java.lang.OutOfMemoryError` and its message, as the JDK words each kind: hotspot's universe.cpp
  * "Java heap space" (JDK 11+ may add ": failed reallocation of scalar replaced objects"), "GC overhead
  * limit exceeded" (Parallel GC), "Metaspace", "Compressed class space", "Requested array size exceeds
- * VM limit", "C heap space" (JDK 17+, a failed native allocation for Java code); JDK 7 "PermGen space"; java.nio.Bits "Direct buffer memory" (JDK 8-15) and "Cannot
- * reserve N bytes of direct buffer memory (allocated: A, limit: L)" (JDK 16+); FileChannelImpl.map
- * "Map failed"; Thread.start "unable to create new native thread" (JDK 8-17) and "unable to create
- * native thread: possibly out of memory or process/resource limits reached" (JDK 11+ jvm.cpp).
+ * VM limit", "C heap space" (JDK 17+, a failed native allocation for Java code); JDK 7 "PermGen
+ * space"; java.nio.Bits "Direct buffer memory" (JDK 8-15) and "Cannot reserve N bytes of direct
+ * buffer memory (allocated: A, limit: L)" (JDK 16+); FileChannelImpl.map "Map failed"; Thread.start
+ * "unable to create new native thread" (JDK 8-17) and "unable to create native thread: possibly out
+ * of memory or process/resource limits reached" (JDK 11+ jvm.cpp).
  */
 export const OOM_RE = /java\.lang\.OutOfMemoryError(?:: ?(.*))?/
 

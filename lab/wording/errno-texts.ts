@@ -14,9 +14,10 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import type { ErrnoName, ErrnoTable } from '../../adapters/logs/wording/errno.js'
 
 /** The errno values whose text tells why a broker failed, with the English message glibc's strerror() gives. */
-export const ERRNO_MESSAGES: Record<string, readonly string[]> = {
+export const ERRNO_MESSAGES: Record<ErrnoName, readonly string[]> = {
   ENOSPC: ['No space left on device'],
   EDQUOT: ['Disk quota exceeded'],
   EMFILE: ['Too many open files'],
@@ -32,16 +33,6 @@ export const ERRNO_MESSAGES: Record<string, readonly string[]> = {
 
 /** Locales brokers are seen running under in public incident reports; glibc's catalogue names. */
 export const LOCALES = ['zh_CN', 'zh_TW', 'ja', 'ko', 'de', 'fr', 'es', 'ru', 'pt_BR'] as const
-
-/** The table the adapter reads: errno → locale → texts (English under `en`, always first). */
-export type ErrnoTable = {
-  source: string
-  /** Per locale, the catalogue's own Project-Id-Version: translations are older than the package. */
-  catalogues: Record<string, string>
-  errno: Record<string, Record<string, string[]>>
-  /** Per errno, locales whose catalogue has no translation (strerror then gives the English text). */
-  untranslated: Record<string, string[]>
-}
 
 /** A GNU message catalogue: msgid → msgstr, and the header fields. */
 export type MoCatalogue = { messages: Map<string, string>; header: Record<string, string> }
@@ -98,9 +89,11 @@ function packageVersion(): string {
 /** Builds the table from the catalogues under `localeDir`. */
 export function buildErrnoTable(localeDir: string, version: string): ErrnoTable {
   const catalogues: Record<string, string> = {}
-  const errno: Record<string, Record<string, string[]>> = {}
-  const untranslated: Record<string, string[]> = {}
-  for (const [name, ids] of Object.entries(ERRNO_MESSAGES)) {
+  const errno = {} as ErrnoTable['errno']
+  const untranslated = {} as ErrnoTable['untranslated']
+  const names = Object.keys(ERRNO_MESSAGES) as ErrnoName[]
+  for (const name of names) {
+    const ids = ERRNO_MESSAGES[name]
     errno[name] = { en: [...ids] }
     untranslated[name] = []
   }
@@ -109,8 +102,8 @@ export function buildErrnoTable(localeDir: string, version: string): ErrnoTable 
     if (!existsSync(path)) throw new Error(`${path}: missing; is libc-l10n installed?`)
     const mo = readMo(readFileSync(path))
     catalogues[locale] = mo.header['Project-Id-Version'] ?? 'unknown'
-    for (const [name, ids] of Object.entries(ERRNO_MESSAGES)) {
-      const texts = ids.map((id) => mo.messages.get(id)).filter((t): t is string => t !== undefined && t !== '')
+    for (const name of names) {
+      const texts = ERRNO_MESSAGES[name].map((id) => mo.messages.get(id)).filter((t): t is string => t !== undefined && t !== '')
       if (texts.length > 0) errno[name][locale] = [...new Set(texts)]
       else untranslated[name].push(locale)
     }

@@ -10,11 +10,14 @@ import { readFileSync } from 'node:fs'
 /** The errno values the table holds. */
 export type ErrnoName = 'ENOSPC' | 'EDQUOT' | 'EMFILE' | 'ENFILE' | 'EROFS' | 'EIO' | 'ENOMEM' | 'ESTALE' | 'EACCES' | 'ENOENT'
 
-/** The generated table as stored: errno → locale → texts ("en" holds the English message). */
+/** The generated table as stored: errno → locale → texts ("en" holds the English message, first). */
 export type ErrnoTable = {
+  /** The package and glibc version the texts came from. */
   source: string
+  /** Per locale, the catalogue's own Project-Id-Version: a translation can be older than the package. */
   catalogues: Record<string, string>
   errno: Record<ErrnoName, Record<string, string[]>>
+  /** Per errno, locales whose catalogue has no translation (strerror() then gives the English text). */
   untranslated: Record<ErrnoName, string[]>
 }
 
