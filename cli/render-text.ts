@@ -1,4 +1,4 @@
-import type { Cause, Diagnosis, Evidence, NearMiss } from '../engine/diagnosis.js'
+import type { Cause, Diagnosis, Evidence, NearMiss, UnexplainedError } from '../engine/diagnosis.js'
 
 /**
  * A Diagnosis for a terminal: ranked causes with their score explained, advice, the evidence
@@ -19,11 +19,22 @@ export function renderDiagnosis(d: Diagnosis): string {
     out.push(`No signals stored for broker ${d.broker} in this window: nothing to diagnose. Is the broker's data being ingested? (try a longer --since)`)
     return out.join('\n')
   }
-  if (d.causes.length === 0) out.push('No rule matched.')
+  if (d.timesUnknown) {
+    const t = d.timesUnknown
+    out.push(`times unknown: ${t.signals} signal${t.signals === 1 ? '' : 's'} from ${t.files.join(', ')}, a log without timestamps; they are placed in file order (1 ms apart) at a stand-in time, so their times and gaps mean nothing.`)
+    out.push('')
+  }
+  if (d.causes.length === 0) out.push(d.unexplained?.length ? 'No rule matched; the log shows errors no rule explains (below).' : 'No rule matched.')
   d.causes.forEach((c, i) => out.push(...renderCause(c, i + 1, multiDay), ''))
   if (d.nearMisses.length) {
     out.push('Near misses (part of a rule held):')
     for (const n of d.nearMisses) out.push(...renderNearMiss(n, multiDay))
+    out.push('')
+  }
+  if (d.unexplained?.length) {
+    out.push('Unexplained errors (no matched rule accounts for them):')
+    for (const u of d.unexplained) out.push(...renderUnexplained(u, multiDay))
+    if (d.unexplainedOmitted) out.push(`  … ${d.unexplainedOmitted} more error templates not shown`)
     out.push('')
   }
   if (d.abnormal.length) {
@@ -54,6 +65,17 @@ function renderCause(c: Cause, rank: number, multiDay: boolean): string[] {
     lines.push(...renderEvidence(c.evidence, multiDay, '     '))
     if (c.consequencesOmitted) lines.push(`     … ${c.consequencesOmitted} more consequences not shown`)
   }
+  return lines
+}
+
+/** One template: severity, count, novelty and times; its wording; the example line and its cause. */
+function renderUnexplained(u: UnexplainedError, multiDay: boolean): string[] {
+  const times = u.count === 1 ? `at ${stamp(u.firstAt, multiDay)}` : `${stamp(u.firstAt, multiDay)} → ${stamp(u.lastAt, multiDay)}`
+  const lines = [`  - ${u.severity.toUpperCase()} ×${u.count}${u.novel ? ' (new: not seen in the 24 h before)' : ''}  ${times}  template ${u.template}${u.logger ? `  logger ${u.logger}` : ''}`]
+  if (u.pattern) lines.push(`      wording: ${clip(u.pattern)}`)
+  lines.push(`      e.g. ${clip(u.example.split('\n')[0])}  [${u.source}]`)
+  if (u.rootCause) lines.push(`      root cause: ${clip(u.rootCause)}`)
+  else if (u.exception) lines.push(`      exception: ${u.exception}`)
   return lines
 }
 

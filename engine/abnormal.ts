@@ -5,9 +5,13 @@ import { timeOfDay } from './evidence.js'
 import type { EvalData, EvalWindow } from './match.js'
 import { signalDimension, signalKind } from './signal-kind.js'
 import { phraseOf } from './signal-phrases.js'
+import { GENERIC_LOG_SIGNALS } from './unexplained.js'
 
 /** Events that are routine on a healthy broker and say nothing on their own. */
 const ROUTINE_EVENTS = new Set(['group.stable', 'isr.expand', 'log.segment_roll'])
+
+/** Generic log errors: the diagnosis lists them by template as unexplained errors instead. */
+const LISTED_ELSEWHERE = new Set<string>(GENERIC_LOG_SIGNALS)
 
 /** Gauges worth mentioning, and when: a value past the limit in the bad direction. */
 const GAUGE_LIMITS: Record<string, { worse: 'above' | 'below'; limit: number }> = {
@@ -39,6 +43,7 @@ export function summariseAbnormal(data: EvalData, window: EvalWindow): Abnormali
   const out: Abnormality[] = []
   const inWindow = (name: string) => (data.series.get(name) ?? []).filter((s) => s.at >= window.from && s.at <= window.to)
   for (const name of data.series.keys()) {
+    if (LISTED_ELSEWHERE.has(name)) continue
     const kind = signalKind(name)
     const list = inWindow(name)
     if (!list.length) continue

@@ -11,6 +11,7 @@ import { loadForRules } from './load-data.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 import { findNearMiss } from './near-miss.js'
 import type { Store } from './store/store.js'
+import { explainedNames, findTimesUnknown, findUnexplained, NOVELTY_LOOKBACK_MS, UNEXPLAINED_SIGNALS } from './unexplained.js'
 
 /** Which broker and window to diagnose; `now` comes from the caller, never the clock. */
 export type DiagnoseOptions = {
@@ -40,7 +41,8 @@ const RECORDED = 3
  */
 export async function diagnose(rules: readonly Rule[], store: Store, opts: DiagnoseOptions): Promise<Diagnosis> {
   const { data, signalsRead } = await loadForRules(store, { cluster: opts.cluster, broker: opts.broker, rules, from: opts.from, to: opts.to, everything: true })
-  const diagnosis = diagnoseData(rules, data, { from: opts.from, to: opts.to, now: opts.now }, signalsRead)
+  const priorTemplates = await templatesBefore(store, opts)
+  const diagnosis = diagnoseData(rules, data, { from: opts.from, to: opts.to, now: opts.now }, signalsRead, priorTemplates)
   if (opts.record !== false) {
     const top = diagnosis.causes.filter((c) => !c.explainedBy?.length).slice(0, RECORDED)
     for (const c of top) await store.recordDiagnosis({ at: opts.now, cluster: opts.cluster, broker: opts.broker, ruleId: c.ruleId, severity: c.severity, cause: c.cause })
@@ -48,8 +50,20 @@ export async function diagnose(rules: readonly Rule[], store: Store, opts: Diagn
   return diagnosis
 }
 
-/** The pure part of `diagnose`, over data already loaded. */
-export function diagnoseData(rules: readonly Rule[], data: EvalData, window: EvalWindow, signalsSeen: number): Diagnosis {
+/** Error templates the broker (or its cluster's broker-less logs) showed in the day before the window. */
+async function templatesBefore(store: Store, opts: DiagnoseOptions): Promise<Set<string>> {
+  const q = { cluster: opts.cluster, names: [...UNEXPLAINED_SIGNALS], from: opts.from - NOVELTY_LOOKBACK_MS, to: opts.from - 1 }
+  const lists = await Promise.all([store.query({ ...q, broker: opts.broker }), store.query(q)])
+  const out = new Set<string>()
+  for (const list of lists) for (const s of list) if (s.labels?.template) out.add(s.labels.template)
+  return out
+}
+
+/**
+ * The pure part of `diagnose`, over data already loaded. `priorTemplates` are the error templates of
+ * the day before the window (novelty of unexplained errors); omitted, every template counts as new.
+ */
+export function diagnoseData(rules: readonly Rule[], data: EvalData, window: EvalWindow, signalsSeen: number, priorTemplates: ReadonlySet<string> = new Set()): Diagnosis {
   const scope = { cluster: data.cluster, broker: data.broker }
   const causes: { cause: Cause; rule: Rule }[] = []
   const nearMisses: NearMiss[] = []
@@ -74,6 +88,8 @@ export function diagnoseData(rules: readonly Rule[], data: EvalData, window: Eva
   const ranked = causes.map((c) => c.cause).sort((a, b) => b.score - a.score || b.matchedAt - a.matchedAt || a.ruleId.localeCompare(b.ruleId))
   const shown = dropExplainedMisses(nearMisses, ranked)
   shown.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.ruleId.localeCompare(b.ruleId))
+  const unexplained = findUnexplained(data, window, explainedNames(causes.map((c) => c.rule)), priorTemplates)
+  const timesUnknown = findTimesUnknown(data, window)
   return {
     cluster: data.cluster,
     broker: data.broker,
@@ -85,6 +101,9 @@ export function diagnoseData(rules: readonly Rule[], data: EvalData, window: Eva
     abnormal: ranked.length ? [] : summariseAbnormal(data, window),
     signalsSeen,
     rulesEvaluated: rules.length,
+    unexplained: unexplained.rows,
+    ...(unexplained.omitted ? { unexplainedOmitted: unexplained.omitted } : {}),
+    ...(timesUnknown ? { timesUnknown } : {}),
   }
 }
 

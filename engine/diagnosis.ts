@@ -70,6 +70,38 @@ export type NearMiss = {
   missing?: string
 }
 
+/**
+ * One error template of the window that no matched rule explains: how often, when, one real line. A
+ * row stands for every record of one wording (catalogue template, or a mined one with `<*>` where
+ * records differ), so ten thousand repetitions are one row.
+ */
+export type UnexplainedError = {
+  severity: 'fatal' | 'error'
+  /** Wording catalogue id, or a mined template id (`m-…`). */
+  template: string
+  /** The masked wording of a mined template (`… to <*> in dir <path>`); absent for catalogue ids. */
+  pattern?: string
+  /** Template ids merged into this row by the miner, when more than one. */
+  templates?: string[]
+  count: number
+  firstAt: number
+  lastAt: number
+  /** The latest record's evidence text: header line plus its telling `Caused by:`. */
+  example: string
+  /** adapter:file:line of the example. */
+  source: string
+  broker?: string
+  logger?: string
+  /** First exception class of the record's stack, and the last `Caused by:` (class: message head). */
+  exception?: string
+  rootCause?: string
+  /** True when the template was not seen in the 24 h before the window. */
+  novel: boolean
+}
+
+/** Signals of the window whose log carried no timestamps: their times are stand-ins, in file order. */
+export type TimesUnknown = { signals: number; files: string[] }
+
 /** What is abnormal when no rule matched: counts and extremes of notable signals. */
 export type Abnormality = { signal: string; summary: string; count: number; worst?: string }
 
@@ -88,4 +120,10 @@ export type Diagnosis = {
   signalsSeen: number
   /** How many rules were evaluated. */
   rulesEvaluated?: number
+  /** Error templates no matched rule explains, ranked (severity, novelty, count), capped. */
+  unexplained?: UnexplainedError[]
+  /** Unexplained templates left out past the cap. */
+  unexplainedOmitted?: number
+  /** Set when some signals came from logs without timestamps: the timeline is file order, not time. */
+  timesUnknown?: TimesUnknown
 }

@@ -1,4 +1,4 @@
-import type { Cause, Diagnosis, Evidence } from '../../engine/diagnosis.js'
+import type { Cause, Diagnosis, Evidence, UnexplainedError } from '../../engine/diagnosis.js'
 import type { BotMessage, Button, MessagePart } from '../message.js'
 import { escapeMrkdwn } from './block-kit.js'
 import { formatTime, formatWindow } from './time.js'
@@ -47,6 +47,14 @@ export function renderDiagnosis(d: Diagnosis, opts: DiagnosisRenderOptions): Bot
     if (d.nearMisses.length > 8) lines.push(`• … ${d.nearMisses.length - 8} more`)
     parts.push({ kind: 'section', text: `*Near misses* (part of a rule held):\n${lines.join('\n')}` })
   }
+  if (d.unexplained?.length) {
+    parts.push({ kind: 'divider' })
+    parts.push({ kind: 'section', text: renderUnexplained(d.unexplained, d.unexplainedOmitted ?? 0, opts) })
+  }
+  if (d.timesUnknown) {
+    const t = d.timesUnknown
+    parts.push({ kind: 'context', text: escapeMrkdwn(`Times unknown: ${t.signals} signal${t.signals === 1 ? '' : 's'} came from ${t.files.slice(0, 5).join(', ')}${t.files.length > 5 ? ` and ${t.files.length - 5} more` : ''}, a log without timestamps; they are shown in file order at a stand-in time.`) })
+  }
   if (!d.causes.length && d.abnormal.length) {
     const lines = d.abnormal.slice(0, 12).map((a) => `• \`${a.signal}\` ×${a.count}: ${escapeMrkdwn(a.summary)}${a.worst ? ` (worst ${escapeMrkdwn(a.worst)})` : ''}`)
     parts.push({ kind: 'section', text: `*What else looks abnormal:*\n${lines.join('\n')}` })
@@ -71,6 +79,36 @@ export function renderDiagnosis(d: Diagnosis, opts: DiagnosisRenderOptions): Bot
     ? `Broker ${d.broker} (${d.cluster}): ${d.causes.map((c, i) => `${i + 1}. ${c.cause}`).join(' ')}`
     : `Broker ${d.broker} (${d.cluster}): no rule matched in ${formatWindow(d.from, d.to, tz)}`
   return { text, parts, visibility: 'channel' }
+}
+
+/** Slack's limit for one section's text, less room for the "more" note. */
+const SECTION_BUDGET = 2900
+
+/**
+ * The unexplained error templates as one section: per row severity, count, novelty, times and one
+ * example line (data from the broker, escaped; cut to fit Slack's 3000-character section limit).
+ */
+export function renderUnexplained(rows: readonly UnexplainedError[], omitted: number, opts: DiagnosisRenderOptions): string {
+  const maxLine = Math.min(opts.maxLineChars ?? 160, 200)
+  const head = '*Unexplained errors* (no matched rule accounts for them):'
+  const lines: string[] = []
+  let used = head.length
+  let left = omitted
+  for (let i = 0; i < rows.length; i++) {
+    const u = rows[i]
+    const when = u.count === 1 ? formatTime(u.firstAt, opts.timeZone, true) : `${formatTime(u.firstAt, opts.timeZone, true)} – ${formatTime(u.lastAt, opts.timeZone, true)}`
+    const example = u.example.split('\n')[0]
+    const cut = example.length > maxLine ? `${example.slice(0, maxLine - 1)}…` : example
+    const cause = u.rootCause ?? u.exception
+    const line = `• *${u.severity.toUpperCase()}* ×${u.count}${u.novel ? ' · _new_' : ''} · ${when}\n\`${escapeMrkdwn(cut).replace(/`/g, "'")}\`${cause ? `\n   ${escapeMrkdwn(cause.length > maxLine ? `${cause.slice(0, maxLine - 1)}…` : cause)}` : ''}`
+    if (used + line.length + 1 > SECTION_BUDGET) {
+      left += rows.length - i
+      break
+    }
+    lines.push(line)
+    used += line.length + 1
+  }
+  return `${head}\n${lines.join('\n')}${left ? `\n• … ${left} more error template${left === 1 ? '' : 's'}` : ''}`
 }
 
 /** One ranked cause: title, why it ranks, timeline, advice, runbook, buttons. */

@@ -96,7 +96,7 @@ export async function run(argv: string[]): Promise<number> {
     if (args.values.json) console.log(JSON.stringify(diagnosis, null, 2))
     else {
       console.log(renderDiagnosis(diagnosis))
-      if (ingest && !diagnosis.causes.some((c) => c.severity !== 'info')) console.log(nothingAbnormal(ingest, window))
+      if (ingest && !diagnosis.causes.some((c) => c.severity !== 'info') && !diagnosis.unexplained?.length) console.log(nothingAbnormal(ingest, window))
     }
     return 0
   })

@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+// `replay` and `why` as a user runs them, on logs whose only content is an error: the answer is
+// never "0 signals" or "no signals stored yet". Lines are real: KAFKA-13266's fetcher error as the
+// pull request quotes it (one line, stack flattened), and HotSpot's banner from a docker-compose
+// report (test/corpus/jvm-commit-memory-failed-docker-compose), without timestamps.
+const run = promisify(execFile)
+const FETCHER_ERROR = "[2021-08-31 11:31:25,092] ERROR [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Unexpected error occurred while processing data for partition __consumer_offsets-1 at offset 31727 (kafka.server.ReplicaFetcherThread)java.lang.IllegalStateException: Offset mismatch for partition __consumer_offsets-1: fetched offset = 31727, log end offset = 31728. at kafka.server.ReplicaFetcherThread.processPartitionData(ReplicaFetcherThread.scala:194) at kafka.server.AbstractFetcherThread.$anonfun$processFetchRequest$8(AbstractFetcherThread.scala:545) at scala.Option.foreach(Option.scala:437) at kafka.server.AbstractFetcherThread.$anonfun$processFetchRequest$7(AbstractFetcherThread.scala:533) at kafka.server.AbstractFetcherThread.$anonfun$processFetchRequest$7$adapted(AbstractFetcherThread.scala:532) at kafka.utils.Implicits$MapExtensionMethods$.$anonfun$forKeyValue$1(Implicits.scala:62) at scala.collection.convert.JavaCollectionWrappers$JMapWrapperLike.foreachEntry(JavaCollectionWrappers.scala:359) at scala.collection.convert.JavaCollectionWrappers$JMapWrapperLike.foreachEntry$(JavaCollectionWrappers.scala:355) at scala.collection.convert.JavaCollectionWrappers$AbstractJMapWrapper.f"
+const JVM_BANNER = [
+  "OpenJDK 64-Bit Server VM warning: INFO: os::commit_memory(0x00000000c0000000, 1073741824, 0) failed; error='Out of memory' (errno=12)",
+  '#',
+  '# There is insufficient memory for the Java Runtime Environment to continue.',
+  '# Native memory allocation (mmap) failed to map 1073741824 bytes for committing reserved memory.',
+  '# An error report file with more information is saved as:',
+  '# /tmp/hs_err_pid1.log',
+].join('\n')
+
+async function kafkaWhy(args: string[]) {
+  const { REDIS_URL: _ignored, ...env } = process.env
+  try {
+    const r = await run('node', ['cli/kafka-why.mjs', ...args], { env, timeout: 90_000 })
+    return { code: 0, stdout: r.stdout, stderr: r.stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('cli: errors alone are signals', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'kafka-why-unexplained-'))
+    await writeFile(path.join(dir, 'server.log'), `${FETCHER_ERROR}\n`)
+    await writeFile(path.join(dir, 'kafkaServer.out'), `${JVM_BANNER}\n`)
+  })
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('replay of a log holding only an ERROR line with its stack reports its signal', async () => {
+    const r = await kafkaWhy(['replay', path.join(dir, 'server.log')])
+    expect(r.code).toBe(0)
+    expect(Number(/ingested (\d+) signals/.exec(r.stdout)?.[1])).toBeGreaterThan(0)
+  })
+
+  it('replay of a file without any timestamp (a JVM fatal banner) reports its signals', async () => {
+    const r = await kafkaWhy(['replay', path.join(dir, 'kafkaServer.out')])
+    expect(r.code).toBe(0)
+    expect(Number(/ingested (\d+) signals/.exec(r.stdout)?.[1])).toBeGreaterThan(0)
+  })
+
+  it('why answers with the unexplained error, as text and as JSON, instead of "no signals stored yet"', async () => {
+    const text = await kafkaWhy(['why', '1', '--replay', path.join(dir, 'server.log')])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain('Unexplained errors (no matched rule accounts for them):')
+    expect(text.stdout).toContain('Unexpected error occurred while processing data for partition')
+    expect(text.stdout).not.toContain('nothing abnormal')
+    const json = await kafkaWhy(['why', '1', '--replay', path.join(dir, 'server.log'), '--json'])
+    expect(json.code).toBe(0)
+    const d = JSON.parse(json.stdout)
+    expect(d.unexplained).toHaveLength(1)
+    expect(d.unexplained[0]).toMatchObject({ severity: 'error', count: 1, novel: true, firstAt: Date.parse('2021-08-31T11:31:25.092Z') })
+    expect(d.unexplained[0].exception).toBe('java.lang.IllegalStateException')
+  })
+
+  it('why on an undated file says its times are unknown and shows the fatal banner', async () => {
+    const r = await kafkaWhy(['why', '1', '--replay', path.join(dir, 'kafkaServer.out'), '--json'])
+    expect(r.code).toBe(0)
+    const d = JSON.parse(r.stdout)
+    expect(d.timesUnknown.files).toEqual([path.join(dir, 'kafkaServer.out')])
+    expect(d.timesUnknown.signals).toBeGreaterThan(0)
+    const shown: string[] = [
+      ...d.unexplained.map((u: { example: string }) => u.example),
+      ...d.causes.flatMap((c: { evidence: { text?: string }[] }) => c.evidence.map((e) => e.text ?? '')),
+    ]
+    expect(shown.some((t) => t.includes('There is insufficient memory for the Java Runtime Environment'))).toBe(true)
+  })
+})
