@@ -81,7 +81,7 @@ export const CATALOGUE = {
   'leader.change': ev('none', ['topic', 'partition', 'from', 'to'], 'partition leadership moved (state-change log, metadata diff)'),
   'leader.unclean': ev('none', TP, 'an out-of-sync replica was elected leader (unclean leader election)', true),
   'controller.change': ev('none', ['controller'], 'the active controller moved (controller election / resignation)', true),
-  'replica.fetch_error': ev('none', ['leader', 'topic', 'partition'], 'a follower\'s fetch from its leader failed (ReplicaFetcherThread errors)'),
+  'replica.fetch_error': ev('none', ['leader', 'topic', 'partition', 'component'], 'a follower\'s fetch from its leader failed (ReplicaFetcherThread errors; any ERROR of the fetcher threads, component = the class)'),
   // Clients
   'client.not_leader': ev('none', TP, 'client got NOT_LEADER_FOR_PARTITION / NOT_LEADER_OR_FOLLOWER / NotLeaderForPartitionException'),
   'producer.throughput': gauge('rate', ['client'], 'records/s reported by kafka-producer-perf-test progress lines'),
@@ -161,6 +161,22 @@ export const CATALOGUE = {
   'config.num_io_threads': fact('count', [], 'num.io.threads'),
   'config.inter_broker_protocol_version': fact('version', [], 'inter.broker.protocol.version: the protocol a ZooKeeper-mode broker speaks, at most its software version (admin API has no software version)'),
   'config.heap_max': fact('bytes', [], 'the JVM -Xmx the broker runs with'),
+  // ERROR/FATAL records by the part of Kafka or ZooKeeper that logged them (adapters/logs/component-matchers.ts);
+  // component = the logging class, with the partition, group or dir the line names
+  'controller.error': ev('none', ['component', 'topic', 'partition'], 'the controller logged an error: ZooKeeper-mode KafkaController, its state machines and state-change log, or the KRaft QuorumController'),
+  'kraft.raft_error': ev('none', ['component'], 'the KRaft Raft layer logged an error (KafkaRaftClient, quorum state, snapshots, RaftManager)'),
+  'kraft.metadata_error': ev('none', ['component'], 'loading or publishing the KRaft cluster metadata image failed (org.apache.kafka.image, org.apache.kafka.metadata, kafka.server.metadata)'),
+  'log.storage_error': ev('none', ['component', 'topic', 'partition', 'dir'], 'the log layer logged an error (Log/UnifiedLog, LogManager, LogCleaner, segments and indexes, remote storage)'),
+  'partition.error': ev('none', ['component', 'topic', 'partition'], 'partition or replica handling on the broker logged an error (ReplicaManager, Partition, delayed produce/fetch, AlterPartition)'),
+  'group.coordinator_error': ev('none', ['component', 'group'], 'the consumer group coordinator logged an error (GroupCoordinator, GroupMetadataManager, the 4.x group and share coordinators)'),
+  'txn.coordinator_error': ev('none', ['component'], 'the transaction coordinator logged an error (TransactionCoordinator, TransactionStateManager, marker channel)'),
+  'zk.client_error': ev('none', ['component'], 'the broker\'s ZooKeeper client logged an error (ZooKeeperClient, KafkaZkClient, ClientCnxn, ZooKeeper SASL login)'),
+  'zk.server_error': ev('none', ['component'], 'a ZooKeeper server logged an error (quorum peers, request processors, snapshots and transaction log)'),
+  'network.error': ev('none', ['component'], 'the network layer logged an error (SocketServer, Acceptor, Processor, Selector, SSL/SASL channels)'),
+  'security.error': ev('none', ['component'], 'security code logged an error (SASL/Kerberos login, SCRAM, OAuth, SSL factory, authorizer)'),
+  'broker.lifecycle_error': ev('none', ['component'], 'broker or controller start-up or shut-down failed (KafkaServer, BrokerServer, ControllerServer, KafkaRaftServer, BrokerLifecycleManager)'),
+  'request.error': ev('none', ['component', 'topic', 'partition'], 'request handling logged an error (KafkaApis, request handlers, purgatory, quotas, dynamic config, metadata cache)'),
+  'client.error': ev('none', ['component', 'topic', 'partition', 'group'], 'a Kafka client (producer, consumer, admin, NetworkClient) logged an error'),
 } as const satisfies Record<string, CatalogueEntry>
 
 export type SignalName = keyof typeof CATALOGUE

@@ -74,7 +74,14 @@ type Compiled = {
   literalChars: number
   /** The longest literal, used to find templates that start with a value. */
   anchor: string
+  /** Hashes of every 4-character run of its literals, to reject it on a long message without a scan. */
+  grams: Uint32Array
+  /** The lookup that last tried this template from the anchor slide (see `epoch`). */
+  tried: number
 }
+
+/** Counts lookups, so marking a template tried needs no per-lookup set. */
+let epoch = 0
 
 /** Leading characters a template shares with its messages, used as the index key. */
 const HEAD = 6
@@ -87,8 +94,12 @@ type Index = {
   entries: WordingEntry[]
   byLogger: Map<string, Compiled[]>
   byHead: Map<string, Compiled[]>
-  /** Templates whose leading literal is shorter than HEAD, keyed by the first 3 characters of their anchor. */
-  looseByAnchor: Map<number, Compiled[]>
+  /**
+   * Templates whose leading literal is shorter than HEAD, by an 18-bit hash of their anchor's first
+   * three characters: a slide over a line reads one array slot per position, no allocation.
+   */
+  loose: (Compiled[] | undefined)[]
+  looseCount: number
 }
 
 let index: Index | undefined
@@ -99,13 +110,47 @@ function compile(entry: WordingEntry): Compiled {
   parts[parts.length - 1] = parts[parts.length - 1].trimEnd()
   const literalChars = parts.reduce((n, p) => n + p.length, 0)
   const anchor = parts.reduce((a, p) => (p.length > a.length ? p : a), '')
-  return { entry, parts, literalChars, anchor }
+  const grams: number[] = []
+  for (const p of parts) for (let i = 0; i + 4 <= p.length; i++) grams.push(gram4(p, i))
+  return { entry, parts, literalChars, anchor, grams: Uint32Array.from(new Set(grams)), tried: 0 }
+}
+
+/** Bits of the 4-gram set of a long message (2^20: a 64 KiB line fills under 7 %). */
+const GRAM_BITS = 1 << 20
+/** Messages at least this long are checked against the 4-gram set before any template scans them. */
+const LONG_MESSAGE = 2048
+let gramSet: Uint32Array | undefined
+
+function gram4(s: string, i: number): number {
+  let h = Math.imul(s.charCodeAt(i), 0x9e3779b1)
+  h = Math.imul(h ^ s.charCodeAt(i + 1), 0x85ebca6b)
+  h = Math.imul(h ^ s.charCodeAt(i + 2), 0xc2b2ae35)
+  h = Math.imul(h ^ s.charCodeAt(i + 3), 0x27d4eb2f)
+  return (h ^ (h >>> 15)) & (GRAM_BITS - 1)
+}
+
+/** Fills the 4-gram set of `msg`: one pass, so a template whose literals cannot all occur costs no scan. */
+function fillGrams(msg: string): Uint32Array {
+  gramSet ??= new Uint32Array(GRAM_BITS / 32)
+  gramSet.fill(0)
+  for (let i = 0; i + 4 <= msg.length; i++) {
+    const g = gram4(msg, i)
+    gramSet[g >>> 5] |= 1 << (g & 31)
+  }
+  return gramSet
+}
+
+function mayOccur(set: Uint32Array, c: Compiled): boolean {
+  const g = c.grams
+  for (let i = 0; i < g.length; i++) if ((set[g[i] >>> 5] & (1 << (g[i] & 31))) === 0) return false
+  return true
 }
 
 function buildIndex(entries: WordingEntry[]): Index {
   const byLogger = new Map<string, Compiled[]>()
   const byHead = new Map<string, Compiled[]>()
-  const looseByAnchor = new Map<number, Compiled[]>()
+  const loose: (Compiled[] | undefined)[] = new Array(LOOSE_SLOTS)
+  let looseCount = 0
   for (const entry of entries) {
     const c = compile(entry)
     const own = byLogger.get(entry.logger)
@@ -118,19 +163,21 @@ function buildIndex(entries: WordingEntry[]): Index {
       if (list) list.push(c)
       else byHead.set(key, [c])
     } else {
-      const key = key3(c.anchor, 0)
-      const list = looseByAnchor.get(key)
-      if (list) list.push(c)
-      else looseByAnchor.set(key, [c])
+      ;(loose[bit3(c.anchor, 0)] ??= []).push(c)
+      looseCount++
     }
   }
-  return { entries, byLogger, byHead, looseByAnchor }
+  return { entries, byLogger, byHead, loose, looseCount }
 }
 
-/** Three UTF-16 units as one number (below 2^48), so a slide over a line allocates nothing. */
-function key3(s: string, i: number): number {
-  return (s.charCodeAt(i) * 65536 + s.charCodeAt(i + 1)) * 65536 + s.charCodeAt(i + 2)
+const LOOSE_SLOTS = 1 << 18
+
+/** A cheap 18-bit hash of three characters, for the bit test before the exact key. */
+function bit3(s: string, i: number): number {
+  return ((s.charCodeAt(i) & 0x3f) << 12) | ((s.charCodeAt(i + 1) & 0x3f) << 6) | (s.charCodeAt(i + 2) & 0x3f)
 }
+
+
 
 /** Loads the tables next to this file once, on first use. */
 function loadIndex(): Index {
@@ -194,11 +241,13 @@ export function findTemplate(message: string, logger?: string): WordingEntry | u
   const nl = message.indexOf('\n')
   const msg = (nl >= 0 ? message.slice(0, nl) : message).trimEnd()
   const begins = starts(msg)
+  const grams = msg.length >= LONG_MESSAGE ? fillGrams(msg) : undefined
   let best: Compiled | undefined
   let bestScore = -1
   const consider = (c: Compiled, bonus: number) => {
     const score = c.literalChars + bonus
     if (score <= bestScore) return
+    if (grams && !mayOccur(grams, c)) return
     for (const s of begins) {
       if (matchesAt(msg, s, c.parts)) {
         best = c
@@ -215,15 +264,15 @@ export function findTemplate(message: string, logger?: string): WordingEntry | u
     const list = ix.byHead.get(msg.slice(s, s + HEAD))
     if (list) for (const c of list) consider(c, 0)
   }
-  if (ix.looseByAnchor.size > 0) {
+  if (ix.looseCount > 0) {
     // One slide over the line finds the templates whose anchor starts somewhere in it; each is tried once.
-    const tried = new Set<Compiled>()
+    const now = ++epoch
     for (let i = 0; i + 3 <= msg.length; i++) {
-      const list = ix.looseByAnchor.get(key3(msg, i))
-      if (!list) continue
+      const list = ix.loose[bit3(msg, i)]
+      if (list === undefined) continue
       for (const c of list) {
-        if (tried.has(c) || !msg.startsWith(c.anchor, i)) continue
-        tried.add(c)
+        if (c.tried === now || !msg.startsWith(c.anchor, i)) continue
+        c.tried = now
         consider(c, 0)
       }
     }

@@ -1,0 +1,254 @@
+import { createHash } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { COMPONENT_SIGNALS } from '../../adapters/logs/component-matchers.js'
+import { parseLogText } from '../../adapters/logs/parser.js'
+import { escapeField, parseWordingTable, WORDING_COLUMNS, type WordingEntry } from '../../adapters/logs/wording/lookup.js'
+import { extractStatements, type Statement } from './extract.js'
+import { GENERIC_SIGNALS, renderLine } from './render.js'
+import { fetchSourcesJar, readSources, RELEASES, type Release } from './sources.js'
+
+/**
+ * `npm run wording` — mines the log statements of every release in sources.ts into
+ * adapters/logs/wording/{kafka,zookeeper}-wording.tsv, records which signal the real parser gives a
+ * line rendered from each template, and writes docs/wording-coverage.md.
+ * `npm run wording -- --map` redoes only the last two steps from the checked-in tables (after a
+ * matcher change; no Maven, a few seconds).
+ *
+ * Kept: every WARN, ERROR and FATAL statement; INFO only when its template or logger matches
+ * INFO_KEEP (session expiry and re-registration, controller moves, ISR and leader changes, log
+ * loading and recovery, startup and shutdown banners, rebalances, fencing, quorum changes). DEBUG and
+ * TRACE never.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+const TABLE_DIR = path.join(ROOT, 'adapters', 'logs', 'wording')
+const COVERAGE_DOC = path.join(ROOT, 'docs', 'wording-coverage.md')
+
+/** INFO templates worth a row: what a diagnosis of a sick broker reads from INFO lines. */
+export const INFO_KEEP =
+  /session|expir|re-?regist|controller|elect|resign|\bisr\b|in-sync|leader|shrink|expand|loading|loaded|load of|recover|truncat|start(?:ed|ing|up)|shut ?down|shutting|\bversion\b|rebalanc|fenc|unclean|offline|zookeeper|quorum|snapshot|log dir|corrupt|disconnect|reconnect|timed out|timeout|fail|error|exception|unable|could not|cannot|abort|revok|join|generation|coordinator|migrat|kraft|raft|\bvote|candidate|high watermark|divergen|reassign|preferred replica|under-?replicated|throttl|halt|exit|terminat|lost|expired|unavailable/i
+
+const LEVEL_ORDER: Record<string, number> = { FATAL: 0, ERROR: 1, WARN: 2, INFO: 3 }
+
+type Row = { level: WordingEntry['level']; logger: string; template: string; throwable: boolean; prefix: string; versions: Set<number> }
+
+/** Stable id of a statement: changes only if its level, logger or text changes. */
+export function templateId(level: string, logger: string, template: string): string {
+  return createHash('sha1').update(`${level}\0${logger}\0${template}`).digest('hex').slice(0, 10)
+}
+
+/** Indices of sampled releases -> "0.10.2.2-2.3.1,3.9.1" (consecutive releases of the list as a range). */
+export function versionRanges(indices: Iterable<number>, versions: readonly string[]): string {
+  const sorted = [...indices].sort((a, b) => a - b)
+  const out: string[] = []
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++
+    out.push(i === j ? versions[sorted[i]] : `${versions[sorted[i]]}-${versions[sorted[j]]}`)
+    i = j
+  }
+  return out.join(',')
+}
+
+/** Expands a range string back into the release versions it covers. */
+export function expandVersions(ranges: string, versions: readonly string[]): string[] {
+  return ranges.split(',').flatMap((r) => {
+    const [a, b] = r.split('-')
+    const i = versions.indexOf(a)
+    const j = b === undefined ? i : versions.indexOf(b)
+    if (i < 0 || j < 0) throw new Error(`version range '${r}' names a release not in sources.ts`)
+    return versions.slice(i, j + 1)
+  })
+}
+
+/**
+ * Command-line tools shipped in the same jars (they print to a terminal, not to a broker's log) and the
+ * Logging trait's own forwarding calls are not statements of a running broker or client.
+ */
+export const NOT_SERVICE = /^kafka\.(?:tools|admin)\.|^org\.apache\.kafka\.tools\.|Command\$?(?:\$|$)|^kafka\.utils\.Logging$|^org\.apache\.zookeeper\.(?:cli|ZooKeeperMain|version\.util)/
+
+function keep(s: Statement): boolean {
+  if (s.level === 'DEBUG' || s.level === 'TRACE' || NOT_SERVICE.test(s.logger)) return false
+  if (s.level !== 'INFO') return true
+  return INFO_KEEP.test(s.template) || /Controller|ZooKeeperClient|ReplicaManager|LogManager|GroupCoordinator|KafkaServer|BrokerServer|ControllerServer/.test(s.logger)
+}
+
+function mine(product: Release['product'], log: (m: string) => void): { rows: Row[]; versions: string[] } {
+  const releases = RELEASES.filter((r) => r.product === product)
+  const byKey = new Map<string, Row>()
+  releases.forEach((rel, vi) => {
+    let files = 0
+    let found = 0
+    for (const module of rel.modules) {
+      const jar = fetchSourcesJar(rel.group, module, rel.version)
+      if (jar === undefined) {
+        log(`${product} ${rel.version}: ${module} is not published for this release; skipped`)
+        continue
+      }
+      for (const { name, text } of readSources(jar)) {
+        files++
+        for (const s of extractStatements(text, name)) {
+          if (!keep(s)) continue
+          found++
+          const key = `${s.level}\t${s.logger}\t${s.template}`
+          let row = byKey.get(key)
+          if (!row) {
+            row = { level: s.level as Row['level'], logger: s.logger, template: s.template, throwable: false, prefix: '-', versions: new Set() }
+            byKey.set(key, row)
+          }
+          row.throwable ||= s.throwable
+          if (row.prefix === '-') row.prefix = s.prefix
+          row.versions.add(vi)
+        }
+      }
+    }
+    log(`${product} ${rel.version}: ${files} source files, ${found} statements kept`)
+  })
+  const rows = [...byKey.values()].sort(
+    (a, b) => (a.logger < b.logger ? -1 : a.logger > b.logger ? 1 : 0) || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.template < b.template ? -1 : a.template > b.template ? 1 : 0),
+  )
+  return { rows, versions: releases.map((r) => r.version) }
+}
+
+/** What the parser makes of one rendered line: specific signal names, and whether any signal came out at all. */
+export function signalsOf(entry: Pick<WordingEntry, 'level' | 'template' | 'logger'> & { throwable?: boolean }): { specific: string[]; any: boolean } {
+  const { signals } = parseLogText(`${renderLine(entry)}\n`, { path: 'wording.log', cluster: 'wording', format: 'kafka' })
+  const names = [...new Set(signals.map((s) => s.name))].sort()
+  return { specific: names.filter((n) => !GENERIC_SIGNALS.has(n)), any: names.length > 0 }
+}
+
+const HEADER = `# ${WORDING_COLUMNS.join('\t')}`
+
+function tableText(product: string, versions: string[], entries: (Omit<WordingEntry, 'signal'> & { prefix: string })[], mapped: Map<string, string[]>): string {
+  const lines = [
+    HEADER,
+    `# ${product} releases sampled: ${versions.join(' ')} — generated by \`npm run wording\` (lab/wording/generate.ts); do not edit by hand`,
+  ]
+  for (const e of entries) {
+    const sig = mapped.get(e.id) ?? []
+    lines.push([e.id, e.level, e.logger, e.versions, e.throwable ? 'T' : '-', sig.length ? sig.join(',') : '-', e.prefix, escapeField(e.template)].join('\t'))
+  }
+  return `${lines.join('\n')}\n`
+}
+
+type Product = Release['product']
+const TABLE_OF: Record<Product, string> = { kafka: 'kafka-wording.tsv', zookeeper: 'zookeeper-wording.tsv' }
+
+/** Reads a checked-in table with its prefix column (the lookup's parser drops it). */
+function readTable(product: Product): (Omit<WordingEntry, 'signal'> & { prefix: string })[] {
+  const file = path.join(TABLE_DIR, TABLE_OF[product])
+  const text = readFileSync(file, 'utf8')
+  const prefixes = text
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => l.split('\t')[6])
+  return parseWordingTable(text, TABLE_OF[product]).map((e, i) => {
+    const { signal: _s, ...rest } = e
+    return { ...rest, prefix: prefixes[i] }
+  })
+}
+
+type Mapping = { specific: Map<string, string[]>; any: Map<string, boolean> }
+
+function mapSignals(entries: readonly Omit<WordingEntry, 'signal'>[]): Mapping {
+  const specific = new Map<string, string[]>()
+  const any = new Map<string, boolean>()
+  for (const e of entries) {
+    if (e.level === 'INFO') continue
+    const r = signalsOf(e)
+    specific.set(e.id, r.specific)
+    any.set(e.id, r.any)
+  }
+  return { specific, any }
+}
+
+const COMPONENT = new Set(COMPONENT_SIGNALS)
+
+function coverageRows(product: Product, versions: string[], entries: readonly Omit<WordingEntry, 'signal'>[], m: Mapping): string[] {
+  const rows: string[] = []
+  for (const v of versions) {
+    const present = entries.filter((e) => e.level !== 'INFO' && expandVersions(e.versions, versions).includes(v))
+    const count = (list: typeof present) => {
+      const spec = list.filter((e) => (m.specific.get(e.id) ?? []).length > 0).length
+      const exact = list.filter((e) => (m.specific.get(e.id) ?? []).some((s) => !COMPONENT.has(s))).length
+      const none = list.filter((e) => !m.any.get(e.id)).length
+      return { n: list.length, spec, exact, generic: list.length - spec - none, none }
+    }
+    const ef = count(present.filter((e) => e.level !== 'WARN'))
+    const w = count(present.filter((e) => e.level === 'WARN'))
+    const pct = (a: number, b: number) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)} %`)
+    rows.push(
+      `| ${product} ${v} | ${ef.n} | ${ef.spec} (${pct(ef.spec, ef.n)}) | ${ef.exact} | ${ef.generic} | ${ef.none} (${pct(ef.none, ef.n)}) | ${w.n} | ${w.spec} | ${w.exact} | ${w.generic} | ${w.none} |`,
+    )
+  }
+  return rows
+}
+
+function coverageDoc(parts: { product: Product; versions: string[]; entries: Omit<WordingEntry, 'signal'>[]; m: Mapping }[]): string {
+  const topSignals = new Map<string, number>()
+  for (const p of parts) for (const list of p.m.specific.values()) for (const s of list) topSignals.set(s, (topSignals.get(s) ?? 0) + 1)
+  const lines = [
+    '# Wording coverage',
+    '',
+    'Generated by `npm run wording` (or `npm run wording -- --map` after a matcher change) from',
+    '`adapters/logs/wording/*.tsv`; do not edit by hand. For every WARN/ERROR/FATAL template of a release, one line',
+    'is rendered with typical values in Kafka\'s log4j layout and parsed by the real log parser:',
+    '',
+    '- **specific**: a catalogue signal other than the generic `log.error`, `log.fatal`, `log.warn_exception` comes out;',
+    '- **of which by wording**: one of those comes from a row that knows the exact wording (not only the component',
+    '  family row of `adapters/logs/component-matchers.ts`, which names the failing part by the logging class);',
+    '- **generic**: only a generic signal comes out;',
+    '- **none**: the parser yields no signal for the line.',
+    '',
+    'Goal: none = 0 for ERROR/FATAL, specific ≥ 60 % of ERROR/FATAL. A WARN line yields a generic signal only',
+    'when it carries an exception (rendered with a stack trace when the statement passes a Throwable).',
+    '',
+    '| release | ERROR/FATAL templates | specific | of which by wording | generic only | none | WARN templates | specific | of which by wording | generic only | none |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ]
+  for (const p of parts) lines.push(...coverageRows(p.product, p.versions, p.entries, p.m))
+  lines.push('', '## Specific signals reached (templates, all releases)', '', '| signal | templates |', '|---|---|')
+  for (const [s, n] of [...topSignals].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) lines.push(`| \`${s}\` | ${n} |`)
+  return `${lines.join('\n')}\n`
+}
+
+/** Entry point; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const mapOnly = argv.includes('--map')
+  const unknown = argv.filter((a) => a !== '--map')
+  if (unknown.length) {
+    process.stderr.write(`wording: unknown option ${unknown[0]} (usage: npm run wording [-- --map])\n`)
+    return 2
+  }
+  const log = (m: string) => process.stderr.write(`${m}\n`)
+  const started = Date.now()
+  const parts: { product: Product; versions: string[]; entries: (Omit<WordingEntry, 'signal'> & { prefix: string })[]; m: Mapping }[] = []
+  for (const product of ['kafka', 'zookeeper'] as const) {
+    const versions = RELEASES.filter((r) => r.product === product).map((r) => r.version)
+    let entries: (Omit<WordingEntry, 'signal'> & { prefix: string })[]
+    if (mapOnly) entries = readTable(product)
+    else {
+      const { rows } = mine(product, log)
+      entries = rows.map((r) => ({
+        id: templateId(r.level, r.logger, r.template),
+        level: r.level,
+        logger: r.logger,
+        template: r.template,
+        versions: versionRanges(r.versions, versions),
+        throwable: r.throwable,
+        prefix: r.prefix,
+      }))
+    }
+    const m = mapSignals(entries)
+    writeFileSync(path.join(TABLE_DIR, TABLE_OF[product]), tableText(product, versions, entries, m.specific))
+    log(`${TABLE_OF[product]}: ${entries.length} templates`)
+    parts.push({ product, versions, entries, m })
+  }
+  writeFileSync(COVERAGE_DOC, coverageDoc(parts))
+  log(`docs/wording-coverage.md written; ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  return 0
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = await main(process.argv.slice(2))
