@@ -2,6 +2,7 @@ import type { SASLOptions } from 'kafkajs'
 import { parse as parseYaml } from 'yaml'
 import { registerSecret } from '../../secrets/redact.js'
 import { interpolateEnv, resolveSecretField } from '../../secrets/secret-ref.js'
+import { lookupSignal } from '../../signals/catalogue.js'
 import { parseInterval } from '../agent/parse-interval.js'
 
 /**
@@ -24,11 +25,13 @@ import { parseInterval } from '../agent/parse-interval.js'
  *       logs:
  *         - { broker: "1", path: /var/log/kafka/server.log }
  *   signals_topic: { brokers: [kafka-1:9092], topic: kafka-why-signals, group: kafka-why-engines }
+ *   retention: { default: 7d, resolved_alerts: 1d, every: 10m, signals: { heap.used: 2d } }
  * ```
  */
 export type LiveConfig = {
   listen: { host: string; port: number }
   engine: { tickMs: number; lagMs: number; enabled: boolean }
+  retention: RetentionConfig
   clusters: LiveCluster[]
   /** Consume signals shipped to a Kafka topic (agents, log shippers) as one of a group of engines. */
   signalsTopic?: { brokers: string[]; topic: string; groupId: string; fromBeginning: boolean }
@@ -39,6 +42,25 @@ export type LiveConfig = {
   /** The file the config was read from, so the bot's messages name it too. */
   file: string
 }
+
+/**
+ * How long serve keeps what it stores (docs/retention.md). Events and samples older than their
+ * signal's age are trimmed, a broker quiet for that long leaves the store with its facts, and
+ * resolved alerts are deleted after their grace period; a sweep runs every `everyMs`.
+ */
+export type RetentionConfig = {
+  /** Age of every signal not named in `signalsMs`. Default 7 days. */
+  defaultMs: number
+  /** Per-signal ages by catalogue name. */
+  signalsMs: Record<string, number>
+  /** How long a resolved alert is kept (for status, re-fire history). Default 1 day. */
+  resolvedAlertsMs: number
+  /** Time between sweeps. Default 10 minutes. */
+  everyMs: number
+}
+
+/** Seven days: a week of history for `why --since`, trends and the digest, with the store bounded. */
+export const DEFAULT_RETENTION_MS = 7 * 86_400_000
 
 /** One cluster's live sources: admin poller, scrape targets, followed log files. */
 export type LiveCluster = {
@@ -79,6 +101,29 @@ function duration(v: unknown, at: string, fallback: number, problems: string[]):
   return ms
 }
 
+function parseRetention(v: unknown, problems: string[]): RetentionConfig {
+  const out: RetentionConfig = { defaultMs: DEFAULT_RETENTION_MS, signalsMs: {}, resolvedAlertsMs: 86_400_000, everyMs: 600_000 }
+  if (v === undefined) return out
+  if (!isRecord(v)) {
+    problems.push('live.retention: expected a mapping with default, signals, resolved_alerts, every')
+    return out
+  }
+  unknownKeys(v, ['default', 'signals', 'resolved_alerts', 'every'], 'live.retention', problems)
+  out.defaultMs = duration(v.default, 'live.retention.default', out.defaultMs, problems)
+  out.resolvedAlertsMs = duration(v.resolved_alerts, 'live.retention.resolved_alerts', out.resolvedAlertsMs, problems)
+  out.everyMs = duration(v.every, 'live.retention.every', out.everyMs, problems)
+  if (v.signals !== undefined) {
+    if (!isRecord(v.signals)) problems.push('live.retention.signals: expected a mapping of signal name to age (heap.used: 2d)')
+    else {
+      for (const [name, age] of Object.entries(v.signals)) {
+        if (!lookupSignal(name)) problems.push(`live.retention.signals: unknown signal '${name}'`)
+        else out.signalsMs[name] = duration(age, `live.retention.signals.${name}`, out.defaultMs, problems)
+      }
+    }
+  }
+  return out
+}
+
 /** A password written into a scrape URL is a secret like any other. */
 function registerUrlPassword(url: string): void {
   try {
@@ -110,7 +155,7 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml', env: Node
   const problems: string[] = []
   const live = raw.live ?? {}
   if (!isRecord(live)) throw new LiveConfigError([`${file}: live: expected a mapping`])
-  unknownKeys(live, ['listen', 'engine', 'clusters', 'signals_topic'], 'live', problems)
+  unknownKeys(live, ['listen', 'engine', 'clusters', 'signals_topic', 'retention'], 'live', problems)
 
   let listen = { host: '127.0.0.1', port: 9464 }
   if (live.listen !== undefined) {
@@ -131,6 +176,8 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml', env: Node
       enabled: engineRaw.enabled !== false,
     }
   }
+
+  const retention = parseRetention(live.retention, problems)
 
   const botClusters = isRecord(raw.clusters) ? raw.clusters : {}
   const clusters: LiveCluster[] = []
@@ -266,5 +313,5 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml', env: Node
   const rest = { ...raw }
   delete rest.live
   const botYaml = 'clusters' in rest ? JSON.stringify(rest) : undefined
-  return { listen, engine, clusters, signalsTopic, rules, botYaml, file }
+  return { listen, engine, retention, clusters, signalsTopic, rules, botYaml, file }
 }

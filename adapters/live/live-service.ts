@@ -290,7 +290,33 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     tick(0)
   }
 
+  // Retention: a sweep every few minutes keeps the store bounded (docs/retention.md). It runs in every
+  // replica; trimming the same data twice is harmless.
+  const retention = config.retention
+  const retentionRemoved = metrics.counter('kafka_why_retention_removed_total', 'Signals and alerts deleted by retention, by kind.')
+  const sweep = (delayMs: number) => {
+    if (stopping) return
+    const t = setTimeout(() => {
+      timers.delete(t)
+      const at = now()
+      const perSignal: Record<string, number> = {}
+      for (const [name, ageMs] of Object.entries(retention.signalsMs)) perSignal[name] = at - ageMs
+      const p = Promise.all([store.trim(at - retention.defaultMs, perSignal), store.pruneAlerts(at - retention.resolvedAlertsMs)])
+        .then(([signals, alerts]) => {
+          if (signals) retentionRemoved({ kind: 'signal' }, signals)
+          if (alerts) retentionRemoved({ kind: 'alert' }, alerts)
+        })
+        .catch((err: Error) => log.warn(`retention: sweep failed, retrying in ${Math.round(retention.everyMs / 1000)}s: ${err.message}`))
+        .finally(() => sweep(retention.everyMs))
+      inFlight.add(p)
+      void p.finally(() => inFlight.delete(p))
+    }, delayMs)
+    timers.add(t)
+  }
+  sweep(0)
+
   const snapshot = (): Health => {
+
     health.store.buffered = writer.buffered
     if (bot) {
       const s = bot.slack()

@@ -276,6 +276,67 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     re: /Replication is failing due to a message that is greater than replica\.fetch\.max\.bytes for partition (?:\[([^,\]]+),(\d+)\]|(\S+?))\./,
     build: (m) => withPartition('replica.message_too_large', m[3] ?? `${m[1]}-${m[2]}`),
   },
+  // F22. Kafka 0.10-2.x CoreUtils "requirement failed: Each listener must have a different name|port, listeners:
+  //      …" and 0.10-3.x EndPoint "No security protocol defined for listener SSL": the broker refuses its
+  //      listeners / advertised.listeners at start-up.
+  {
+    literals: ['Each listener must have a different', 'No security protocol defined for listener'],
+    scope: 'record',
+    formats: KAFKA,
+    re: /Each listener must have a different (name|port), listeners: (\S+)|No security protocol defined for listener (\S+)/,
+    build: (m): Draft => ({ name: 'broker.listener_invalid', labels: m[1] ? { reason: `duplicate ${m[1]}`, listeners: m[2] } : { reason: 'no security protocol', listener: m[3] } }),
+  },
+  // F23. clients 0.10 JaasUtils / 1.0-3.x JaasContext "Could not find a 'KafkaServer' or
+  //      'sasl_plaintext.KafkaServer' entry in the JAAS configuration. System property
+  //      'java.security.auth.login.config' is not set" (1.1+ "… entry in this JAAS configuration.").
+  {
+    literals: ['JAAS configuration'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Could not find a '([^']+)'(?: or '[^']+')? entry in (?:the|this) JAAS configuration/,
+    build: (m) => ({ name: 'sasl.jaas_missing', labels: { context: m[1] } }),
+  },
+  // F24. Kafka 0.11-1.x KafkaApis "Number of alive brokers 'N' does not meet the required replication factor
+  //      'M' for the offsets topic (configured via 'offsets.topic.replication.factor')"; 0.10-2.x AdminUtils
+  //      "replication factor: M larger than available brokers: N" (auto-creating the topic a request needs).
+  {
+    literals: ['does not meet the required replication factor', 'larger than available brokers'],
+    scope: 'record',
+    formats: KAFKA,
+    re: /Number of alive brokers '(\d+)' does not meet the required replication factor '(\d+)' for the (offsets|transactions state) topic|[Rr]eplication factor: (\d+) larger than available brokers: (\d+)/,
+    build: (m): Draft =>
+      m[1] !== undefined
+        ? { name: 'topic.replication_unsatisfiable', labels: { required: m[2], alive: m[1], topic: m[3] === 'offsets' ? '__consumer_offsets' : '__transaction_state' } }
+        : { name: 'topic.replication_unsatisfiable', labels: { required: m[4], alive: m[5] } },
+  },
+  // F25. Kafka 1.1-2.x controller state-change log "Controller N epoch E failed to change state for partition
+  //      t-p from OfflinePartition to OnlinePartition": no live replica could be elected leader.
+  {
+    literals: ['from OfflinePartition to OnlinePartition'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /failed to change state for partition (\S+) from OfflinePartition to OnlinePartition/,
+    build: (m) => withPartition('partitions.offline_election_failed', m[1]),
+  },
+  // F26. Kafka 0.10-1.0 controller "Controller N epoch E encountered error while electing leader for partition
+  //      [t,p] due to: No other replicas in ISR 0,2 for [t,p] besides shutting down brokers 0.": a controlled
+  //      shutdown cannot move that partition's leadership.
+  {
+    literals: ['besides shutting down brokers'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /No other replicas in ISR [\d,]+ for \[([^,\]]+),(\d+)\] besides shutting down brokers/,
+    build: (m) => withPartition('controller.shutdown_move_failed', `${m[1]}-${m[2]}`),
+  },
+  // F27. Kafka 0.9-0.10 AbstractFetcherThread "[ReplicaFetcherThread-0-1], Error in fetch …"; 1.0-3.x "Error in
+  //      response for fetch request …": the follower could not get a response from its leader.
+  {
+    literals: ['Error in fetch', 'Error in response for fetch request'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /^\[(?:ReplicaFetcherThread-\d+-(\d+)|ReplicaFetcher replicaId=\d+, leaderId=(\d+)[^\]]*)\][:,]? Error in (?:fetch|response for fetch request)\b/,
+    build: (m) => ({ name: 'replica.fetch_failed', labels: { leader: m[1] ?? m[2] } }),
+  },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {
     literals: SIGNATURES.map((s) => s.literal),

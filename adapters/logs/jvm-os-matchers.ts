@@ -26,29 +26,34 @@ const ANY: readonly LogFormat[] = ['kafka', 'gc', 'client']
  */
 const EXCEPTION_LITERAL = 'Exception: '
 
+/** hotspot's own warnings that end in strerror(): "VM warning: Cannot open file <f> due to <text>" (ostream.cpp). */
+const VM_WARNING_LITERAL = ' VM warning: '
+
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
  * Prefilter literals that find every text of these errno values as the JDK writes it: any exception
- * line, and the English text wherever it stands (a message that quotes strerror() itself).
+ * line, any JVM warning, and the English text wherever it stands (a message that quotes strerror()).
  */
 export function errnoLiterals(names: readonly ErrnoName[]): string[] {
-  return [EXCEPTION_LITERAL, ...names.flatMap((n) => ERRNO_TABLE.errno[n].en)]
+  return [EXCEPTION_LITERAL, VM_WARNING_LITERAL, ...names.flatMap((n) => ERRNO_TABLE.errno[n].en)]
 }
 
 /**
  * The regex of an errno row: a text of these values where the JDK puts it, at the start of the
- * message, after ": " (exception class or path), "(" (FileNotFoundException) or ", " (ProcessBuilder's
- * "error=12, …"). The JVM's own `error='…'` quotes are left to the native-memory row. Group 1 is the
- * text; longest texts come first so "Too many open files in system" is not read as EMFILE.
+ * message, after ": " (exception class or path), "(" (FileNotFoundException), ", " (ProcessBuilder's
+ * "error=12, …") or "due to " (hotspot's "Cannot open file <f> due to …"). The JVM's own `error='…'`
+ * quotes are left to the native-memory row. Group 1 is the text; longest texts come first so "Too
+ * many open files in system" is not read as EMFILE.
  */
 export function errnoPattern(names: readonly ErrnoName[]): RegExp {
-  return new RegExp(`(?:^|[:(,] ?)(${errnoTexts(names).map(escapeRe).join('|')})(?![A-Za-z])`)
+  return new RegExp(`(?:^|[:(,] ?|due to )(${errnoTexts(names).map(escapeRe).join('|')})(?![A-Za-z])`)
 }
 
-/** The file an exception names in front of its errno text ("…FileSystemException: /d/x.log: text"). */
+/** The file a line names in front of its errno text ("…FileSystemException: /d/x.log: text", "Cannot open file /f due to"). */
 function pathIn(line: string): string | undefined {
-  return /(?:FileSystemException|FileNotFoundException|AccessDeniedException): (\/[^:(]*?)(?:: | \(|\s*$)/.exec(line)?.[1]
+  const m = /(?:FileSystemException|FileNotFoundException|AccessDeniedException): (\/[^:(]*?)(?:: | \(|\s*$)|Cannot open file (\S+) due to /.exec(line)
+  return m?.[1] ?? m?.[2]
 }
 
 /** The log dir a Kafka message names ("… in dir /d", "… in log dir /d"). */

@@ -145,6 +145,38 @@ const rows: Row[] = [
       'kafka.common.KafkaException: Trying to roll a new log segment for topic partition events-2 with start offset 5410 while it already exists.',
     [{ name: 'log.signature', labels: { id: 'roll-existing-segment' } }],
   ],
+  [
+    'Kafka 2.x CoreUtils: two listeners with one name',
+    '[2020-11-07 13:18:42,019] ERROR Exiting Kafka due to fatal exception (kafka.Kafka$)\n' +
+      'java.lang.IllegalArgumentException: requirement failed: Each listener must have a different name, listeners: EXTERNAL://xxx:9092,EXTERNAL://xxx:29092',
+    [{ name: 'broker.listener_invalid', labels: { reason: 'duplicate name', listeners: 'EXTERNAL://xxx:9092,EXTERNAL://xxx:29092' } }],
+  ],
+  [
+    'clients 2.x JaasContext: no KafkaServer section',
+    '[2021-04-16 09:41:54,499] ERROR [KafkaServer id=0] Fatal error during KafkaServer startup. Prepare to shutdown (kafka.server.KafkaServer)\n' +
+      "java.lang.IllegalArgumentException: Could not find a 'KafkaServer' or 'sasl_plaintext.KafkaServer' entry in the JAAS configuration. System property 'java.security.auth.login.config' is not set",
+    [{ name: 'sasl.jaas_missing', labels: { context: 'KafkaServer' } }],
+  ],
+  [
+    'Kafka 0.11-1.x KafkaApis: the offsets topic needs more brokers',
+    "[2017-09-13 13:20:28,975] ERROR [KafkaApi-1] Number of alive brokers '1' does not meet the required replication factor '3' for the offsets topic (configured via 'offsets.topic.replication.factor'). This error can be ignored if the cluster is starting up and not all brokers are up yet. (kafka.server.KafkaApis)",
+    [{ name: 'topic.replication_unsatisfiable', labels: { required: '3', alive: '1', topic: '__consumer_offsets' } }],
+  ],
+  [
+    'Kafka 2.x state-change log: no leader for an offline partition',
+    '[2024-02-12 18:04:34,242] ERROR [Controller id=100 epoch=11] Controller 100 epoch 11 failed to change state for partition __transaction_state-35 from OfflinePartition to OnlinePartition (state.change.logger)',
+    [{ name: 'partitions.offline_election_failed', labels: { topic: '__transaction_state', partition: '35' } }],
+  ],
+  [
+    'Kafka 0.10-1.0 controller: a controlled shutdown cannot move a leader',
+    '[2017-10-17 14:06:11,643] ERROR Controller 0 epoch 3 encountered error while electing leader for partition [event,9] due to: No other replicas in ISR 0,2 for [event,9] besides shutting down brokers 0. (state.change.logger)',
+    [{ name: 'controller.shutdown_move_failed', labels: { topic: 'event', partition: '9' } }],
+  ],
+  [
+    'Kafka 1.1-3.x AbstractFetcherThread: no response from the leader',
+    '[2019-03-01 10:00:00,000] WARN [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request (type=FetchRequest, replicaId=2, maxWait=500, minBytes=1, maxBytes=10485760, fetchData={events-0=(offset=1200, logStartOffset=0, maxBytes=1048576)}, isolationLevel=READ_UNCOMMITTED, toForget=, metadata=(sessionId=INVALID, epoch=INITIAL)) (kafka.server.ReplicaFetcherThread)',
+    [{ name: 'replica.fetch_failed', labels: { leader: '1' } }],
+  ],
 ]
 
 /** The signals these rows are about; other rows of the table (generic and per-component error signals) also fire on ERROR records. */

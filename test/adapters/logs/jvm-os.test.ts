@@ -14,6 +14,13 @@ const SEED_FRAMES = SEED_001.slice(2, SEED_001.findIndex((l) => l.startsWith('Ca
 /** Seed 001's record with its IOException line replaced. */
 const seedWith = (exceptionLine: string) => [SEED_HEADER, exceptionLine, ...SEED_FRAMES].join('\n') + '\n'
 
+// kafkaServer.out: Kafka's console appender writes the Apache layout, the JVM writes its banners
+// between those lines with no timestamp. A banner joins the record above it and takes its time.
+const BEFORE = '[2018-07-17 03:51:40,101] INFO [KafkaServer id=1001] started (kafka.server.KafkaServer)'
+const BEFORE_AT = Date.parse('2018-07-17T03:51:40.101Z')
+const AFTER = '[2018-07-17 03:52:10,000] INFO [Partition orders-3 broker=1001] Shrinking ISR from 1001,1002 to 1001 (kafka.cluster.Partition)'
+const out = (...banner: string[]) => [BEFORE, ...banner, AFTER].join('\n') + '\n'
+
 const ERRNO_SIGNALS: Record<Exclude<ErrnoName, 'ENOENT'>, { name: string; labels?: Record<string, string> }> = {
   ENOSPC: { name: 'disk.full' },
   EDQUOT: { name: 'disk.quota_exceeded' },
@@ -92,6 +99,14 @@ describe('adapters/logs/jvm-os-matchers: errno texts in every locale', () => {
     expect(got[0].text?.split('\n')[1]).toBe(`Caused by: java.io.IOException: ${text}`)
   })
 
+  // hotspot ostream.cpp "Cannot open file %s due to %s" (JDK 8 prints strerror() in the locale), on stdout.
+  it.each(TEXT_ROWS)('%s %s "%s" in a JVM warning on stdout', (errno, _locale, text) => {
+    const want = ERRNO_SIGNALS[errno]
+    const path = '/var/log/kafka/kafkaServer-gc.log'
+    const got = named(out(`Java HotSpot(TM) 64-Bit Server VM warning: Cannot open file ${path} due to ${text}`), want.name)
+    expect(got).toEqual([{ name: want.name, broker: '1001', labels: { path, ...want.labels } }])
+  })
+
   it('keeps seed 001 itself reading as before: Map failed, the mmap OOM, the dir failure', () => {
     const names = parse(SEED_001.join('\n')).signals.map((s) => brief(s))
     expect(names).toContainEqual({ name: 'log.map_failed', labels: { dir: '/broder/log', topic: 'LoadTestingTopic' } })
@@ -141,13 +156,6 @@ describe('adapters/logs/jvm-os-matchers: OutOfMemoryError kinds', () => {
     expect(named(text, 'jvm.oom')).toEqual([{ name: 'jvm.oom', broker: '1', labels: { kind } }])
   })
 })
-
-// kafkaServer.out: Kafka's console appender writes the Apache layout, the JVM writes its banners
-// between those lines with no timestamp. A banner joins the record above it and takes its time.
-const BEFORE = '[2018-07-17 03:51:40,101] INFO [KafkaServer id=1001] started (kafka.server.KafkaServer)'
-const BEFORE_AT = Date.parse('2018-07-17T03:51:40.101Z')
-const AFTER = '[2018-07-17 03:52:10,000] INFO [Partition orders-3 broker=1001] Shrinking ISR from 1001,1002 to 1001 (kafka.cluster.Partition)'
-const out = (...banner: string[]) => [BEFORE, ...banner, AFTER].join('\n') + '\n'
 
 describe('adapters/logs/jvm-os-matchers: JVM banners on stdout', () => {
   it('native OOM: commit_memory warning and banner (wurstmeister/kafka-docker#357, musl "Out of memory")', () => {
