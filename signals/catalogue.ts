@@ -145,6 +145,12 @@ export const CATALOGUE = {
   'fetch.session_error': ev('none', ['node', 'error'], 'a fetch session was refused ("Node N was unable to process the fetch request with (sessionId=…, epoch=…): INVALID_FETCH_SESSION_EPOCH.")'),
   'isr.stale_zk_version': ev('none', TP, 'a leader\'s ISR update lost to a newer ZooKeeper write ("Cached zkVersion [V] not equal to that in zookeeper, skip updating ISR")'),
   'replica.message_too_large': ev('none', TP, 'a follower cannot fetch a batch larger than replica.fetch.max.bytes ("Replication is failing due to a message that is greater than replica.fetch.max.bytes …")'),
+  'broker.listener_invalid': ev('none', ['reason', 'listeners', 'listener'], 'the broker refused its listeners at start-up ("Each listener must have a different name", "No security protocol defined for listener X")'),
+  'sasl.jaas_missing': ev('none', ['context'], 'no JAAS login section for SASL ("Could not find a \'KafkaServer\' … entry in the JAAS configuration")'),
+  'topic.replication_unsatisfiable': ev('none', ['required', 'alive', 'topic'], 'a topic needs more replicas than brokers are alive ("Number of alive brokers \'1\' does not meet the required replication factor \'3\' for the offsets topic", "replication factor: 3 larger than available brokers: 1")'),
+  'partitions.offline_election_failed': ev('none', TP, 'the controller could not elect a leader for an offline partition ("failed to change state for partition t-p from OfflinePartition to OnlinePartition")'),
+  'controller.shutdown_move_failed': ev('none', TP, 'a controlled shutdown could not move a partition\'s leadership ("No other replicas in ISR … besides shutting down brokers")'),
+  'replica.fetch_failed': ev('none', ['leader'], 'a follower got no fetch response from its leader ("Error in fetch …", "Error in response for fetch request …")'),
   'log.signature': ev('none', ['id'], 'a line that names one known Kafka bug (ids in adapters/logs/failure-matchers.ts SIGNATURES; rules/known-issues.rules reads them)'),
   // Broker and topic configuration (admin describeConfigs); dots in Kafka names become underscores
   'config.segment_ms': fact('duration', ['topic'], 'segment.ms / log.roll.ms of a topic or broker'),
