@@ -214,12 +214,13 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
   },
   // F15. The JDK's certificate expiry: sun.security.x509 "java.security.cert.CertificateExpiredException:
   //      NotAfter: <date>" inside an SSLHandshakeException stack, and the TLS alert the peer sends,
-  //      "Received fatal alert: certificate_expired" (JDK 8-21 SSLEngine).
+  //      "Received fatal alert: certificate_expired" (JDK 8-21 SSLEngine), and the path validator's "PKIX path
+  //      validation failed: java.security.cert.CertPathValidatorException: validity check failed".
   {
-    literals: ['CertificateExpiredException', 'certificate_expired'],
+    literals: ['CertificateExpiredException', 'certificate_expired', 'validity check failed'],
     scope: 'record',
     formats: KAFKA_CLIENT,
-    re: /CertificateExpiredException|Received fatal alert: certificate_expired/,
+    re: /CertificateExpiredException|Received fatal alert: certificate_expired|PKIX path validation failed: java\.security\.cert\.CertPathValidatorException: validity check failed/,
     build: () => ({ name: 'tls.cert_expired' }),
   },
   // F16. Clients 1.0-2.x NetworkClient "Connection to node N could not be established. Broker may not be
@@ -336,6 +337,27 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     formats: KAFKA,
     re: /^\[(?:ReplicaFetcherThread-\d+-(\d+)|ReplicaFetcher replicaId=\d+, leaderId=(\d+)[^\]]*)\][:,]? Error in (?:fetch|response for fetch request)\b/,
     build: (m) => ({ name: 'replica.fetch_failed', labels: { leader: m[1] ?? m[2] } }),
+  },
+  // F28. Kafka 0.9-0.11 ReplicaManager FATAL "[Replica Manager on Broker N]: Halting due to unrecoverable I/O
+  //      error while handling produce request: " (before log dirs could fail one by one, KIP-112 in 1.0).
+  {
+    literals: ['Halting due to unrecoverable I/O error'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Halting due to unrecoverable I\/O error/,
+    build: () => ({ name: 'log.dir_failure' }),
+  },
+  // F29. Kafka 1.1-4.x LogCleaner through LogDirFailureChannel "Failed to clean up log for t-p in dir /d due to
+  //      IOException": the cleaner's I/O error takes the dir offline.
+  {
+    literals: ['Failed to clean up log for'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Failed to clean up log for (\S+) in dir (\S+) due to IOException/,
+    build: (m) => {
+      const p = topicPartition(m[1])
+      return { name: 'log.dir_failure', labels: p ? { dir: m[2], topic: p.topic } : { dir: m[2] } }
+    },
   },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {

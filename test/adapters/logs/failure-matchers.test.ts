@@ -177,6 +177,22 @@ const rows: Row[] = [
     '[2019-03-01 10:00:00,000] WARN [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request (type=FetchRequest, replicaId=2, maxWait=500, minBytes=1, maxBytes=10485760, fetchData={events-0=(offset=1200, logStartOffset=0, maxBytes=1048576)}, isolationLevel=READ_UNCOMMITTED, toForget=, metadata=(sessionId=INVALID, epoch=INITIAL)) (kafka.server.ReplicaFetcherThread)',
     [{ name: 'replica.fetch_failed', labels: { leader: '1' } }],
   ],
+  [
+    'public (SDU-eScience/UCloud issue 36): 0.11/1.0 ReplicaManager halts on an I/O error',
+    '[2018-02-21 16:06:25,241] FATAL [Replica Manager on Broker 0]: Halting due to unrecoverable I/O error while handling produce request:  (kafka.server.ReplicaManager)',
+    [{ name: 'log.dir_failure' }],
+  ],
+  [
+    'Kafka 2.8 LogCleaner: an I/O error while cleaning takes the dir offline',
+    '[2021-06-01 10:00:00,000] ERROR Failed to clean up log for __consumer_offsets-35 in dir /kafka-logs/kafka due to IOException (kafka.server.LogDirFailureChannel)',
+    [{ name: 'log.dir_failure', labels: { dir: '/kafka-logs/kafka', topic: '__consumer_offsets' } }],
+  ],
+  [
+    'JDK PKIX path validation of an expired certificate',
+    '[2023-06-01 10:00:00,000] ERROR [Producer clientId=producer-1] Connection to node -1 (kafka-0/10.0.4.10:9093) failed authentication due to: SSL handshake failed (org.apache.kafka.clients.NetworkClient)\n' +
+      'Caused by: javax.net.ssl.SSLHandshakeException: PKIX path validation failed: java.security.cert.CertPathValidatorException: validity check failed',
+    [{ name: 'tls.cert_expired' }],
+  ],
 ]
 
 /** The signals these rows are about; other rows of the table (generic and per-component error signals) also fire on ERROR records. */
