@@ -14,6 +14,7 @@ export function renderDiagnosis(d: Diagnosis): string {
   const out: string[] = []
   const multiDay = isoDate(d.from) !== isoDate(d.to)
   out.push(`broker ${d.broker} of ${d.cluster} · ${isoStamp(d.from)} → ${isoStamp(d.to)} (${span(d.to - d.from)}) · ${d.signalsSeen} signals, ${d.rulesEvaluated ?? '?'} rules`)
+  out.push(...dataSeen(d))
   out.push('')
   if (d.signalsSeen === 0) {
     out.push(`No signals stored for broker ${d.broker} in this window: nothing to diagnose. Is the broker's data being ingested? (try a longer --since)`)
@@ -81,6 +82,17 @@ function renderUnexplained(u: UnexplainedError, multiDay: boolean): string[] {
 
 function renderNearMiss(n: NearMiss, multiDay: boolean): string[] {
   return [`  - [${n.ruleId}] ${n.message}`, ...renderEvidence(n.evidence, multiDay, '      ')]
+}
+
+/** Sources listed under the header before "+N more". */
+const SOURCES_SHOWN = 6
+
+/** "  data: log:/x/server.log 10:00:01Z → 10:42:13Z (42m, 312 signals)": what the answer rests on. */
+function dataSeen(d: Diagnosis): string[] {
+  const sources = d.sources ?? []
+  const lines = sources.slice(0, SOURCES_SHOWN).map((s) => `  data: ${s.source} ${isoStamp(s.firstAt)} → ${isoStamp(s.lastAt)} (${span(s.lastAt - s.firstAt)}, ${s.signals} signal${s.signals === 1 ? '' : 's'})`)
+  if (sources.length > SOURCES_SHOWN) lines.push(`  data: +${sources.length - SOURCES_SHOWN} more sources`)
+  return lines
 }
 
 /** One line per point: time, signal, value, labels, then the raw line (or source). */

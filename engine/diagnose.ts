@@ -7,6 +7,7 @@ import { combineMatches } from './combine.js'
 import type { Cause, Diagnosis, Evidence, NearMiss } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
 import { evaluateRules } from './evaluate.js'
+import { dataCoverage, dataSpans } from './data-span.js'
 import { loadForRules } from './load-data.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 import { findNearMiss } from './near-miss.js'
@@ -64,6 +65,11 @@ async function templatesBefore(store: Store, opts: DiagnoseOptions): Promise<Set
  * the day before the window (novelty of unexplained errors); omitted, every template counts as new.
  */
 export function diagnoseData(rules: readonly Rule[], data: EvalData, window: EvalWindow, signalsSeen: number, priorTemplates: ReadonlySet<string> = new Set()): Diagnosis {
+  // Rates are taken over the part of their window the data covers (an excerpt spans minutes).
+  if (!data.coverage) {
+    const coverage = dataCoverage(data)
+    if (coverage) data = { ...data, coverage }
+  }
   const scope = { cluster: data.cluster, broker: data.broker }
   const causes: { cause: Cause; rule: Rule }[] = []
   const nearMisses: NearMiss[] = []
@@ -101,6 +107,7 @@ export function diagnoseData(rules: readonly Rule[], data: EvalData, window: Eva
     abnormal: ranked.length ? [] : summariseAbnormal(data, window),
     signalsSeen,
     rulesEvaluated: rules.length,
+    sources: dataSpans(data, window),
     unexplained: unexplained.rows,
     ...(unexplained.omitted ? { unexplainedOmitted: unexplained.omitted } : {}),
     ...(timesUnknown ? { timesUnknown } : {}),

@@ -120,6 +120,8 @@ export type Diagnosis = {
   signalsSeen: number
   /** How many rules were evaluated. */
   rulesEvaluated?: number
+  /** The span of data seen per source (log file, JSONL file, adapter) inside the window, busiest first. */
+  sources?: import('./data-span.js').DataSpan[]
   /** Error templates no matched rule explains, ranked (severity, novelty, count), capped. */
   unexplained?: UnexplainedError[]
   /** Unexplained templates left out past the cap. */

@@ -1,6 +1,7 @@
 import type { AggregateCond, AggregateFn } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { describeAtom } from './describe-cond.js'
+import { coveredMs } from './data-span.js'
 import { coversTrendWindow, floorSamples } from './floor-trend.js'
 import { atomFilter, compareValue, moreTelling } from './filter.js'
 import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
@@ -29,7 +30,7 @@ export function evaluateAggregate(cond: AggregateCond, data: EvalData, window: E
   let groups = memo.get(memoKey)
   if (!groups) memo.set(memoKey, (groups = groupEvents(raw, cond.by, keep, needsValue, window.to)))
   const out: Match[] = []
-  for (const g of groups.values()) slide(cond, cond.fn === 'floor_trend' ? floorGroup(g, cond.overMs) : g, counter, window, out)
+  for (const g of groups.values()) slide(cond, cond.fn === 'floor_trend' ? floorGroup(g, cond.overMs) : g, counter, window, out, data.coverage)
   return out.sort((a, b) => a.at - b.at)
 }
 
@@ -103,7 +104,7 @@ export function aggregateDimension(fn: AggregateFn, signal: string): Omit<MatchV
   }
 }
 
-function slide(cond: AggregateCond, group: Group, counter: boolean, window: EvalWindow, out: Match[]): void {
+function slide(cond: AggregateCond, group: Group, counter: boolean, window: EvalWindow, out: Match[], coverage?: { from: number; to: number }): void {
   const { events, labels, at, value: val } = group
   const w = cond.overMs
   const n = events.length
@@ -187,7 +188,8 @@ function slide(cond: AggregateCond, group: Group, counter: boolean, window: Eval
         value = count
         break
       case 'rate':
-        value = (counter ? (count >= 2 ? inc[hi - 1] - inc[lo] : 0) : count) / (w / 1000)
+        // Over the part of the window the data covers: 6 rebalances in a 10-minute excerpt are 36 an hour.
+        value = (counter ? (count >= 2 ? inc[hi - 1] - inc[lo] : 0) : count) / (coveredMs(coverage, p, w) / 1000)
         break
       case 'increase':
         value = counter ? (count >= 2 ? inc[hi - 1] - inc[lo] : 0) : count

@@ -46,4 +46,9 @@ export type EvalData = {
   series: ReadonlyMap<string, readonly Signal[]>
   /** Latest known facts (one per name and label set). */
   facts: readonly Signal[]
+  /**
+   * The stretch of time the data covers, when it may be less than the windows rules name (a replayed
+   * excerpt): `rate()` then divides by the covered part of its window. Absent for a live store.
+   */
+  coverage?: { from: number; to: number }
 }

@@ -203,6 +203,33 @@ describe('engine/diagnose', () => {
     expect(diagnosis.nearMisses[0].evidence.map((e) => e.signal)).toEqual(['safepoint.sync', 'zk.session_timeout'])
   })
 
+  it('states the span of data it saw per source', async () => {
+    const at = (name: string, sec: number, source: string) => ({ ...sig(name, sec), source })
+    const signals = [at('isr.shrink', 100, 'log:b1/server.log:12'), at('isr.shrink', 400, 'log:b1/server.log:90'), at('broker.start', 50, 'log:b1/server.log:3'), at('fd.exhausted', 200, 'agent:proc')]
+    const { diagnosis } = await diagnoseSignals('rule r when jvm.oom then cause "x"', signals)
+    expect(diagnosis.sources).toEqual([
+      { source: 'log:b1/server.log', firstAt: 50_000, lastAt: 400_000, signals: 3 },
+      { source: 'agent', firstAt: 200_000, lastAt: 200_000, signals: 1 },
+    ])
+  })
+
+  it.each([
+    { name: 'six rebalances in a ten-minute excerpt are a storm of 36 an hour', minutes: 10, fires: true },
+    { name: 'the same six spread over an hour are not', minutes: 60, fires: false },
+  ])('rates are taken over the data the excerpt covers: $name', async ({ minutes, fires }) => {
+    const step = (minutes * 60) / 6
+    const signals = [sig('broker.start', 0), ...Array.from({ length: 6 }, (_, i) => sig('group.rebalance', (i + 1) * step, undefined, { group: 'billing' }))]
+    const rule = 'rule storm when rate(group.rebalance) by group over 1h > 30/h and count(group.rebalance) by group over 1h >= 5 then cause "storm {group}"'
+    const { diagnosis } = await diagnoseSignals(rule, signals)
+    expect(diagnosis.causes.map((c) => c.cause)).toEqual(fires ? ['storm billing'] : [])
+  })
+
+  it('never reads one line as a storm: a rate divides by at least a tenth of its window', async () => {
+    const signals = [sig('group.rebalance', 10, undefined, { group: 'billing' }), sig('group.rebalance', 11, undefined, { group: 'billing' })]
+    const { diagnosis } = await diagnoseSignals('rule storm when rate(group.rebalance) by group over 1h > 30/h then cause "storm"', signals)
+    expect(diagnosis.causes).toEqual([])
+  })
+
   it('reports an aggregate that came within reach of its threshold, naming the group', async () => {
     const churn = Array.from({ length: 20 }, (_, i) => sig('group.rebalance', i * 60, undefined, { group: 'billing' }))
     const { diagnosis } = await diagnoseSignals('rule churn when count(group.rebalance) by group over 1h > 30 then cause "churn {group}"', churn)

@@ -1,0 +1,69 @@
+import type { EvalData, EvalWindow } from './match.js'
+
+/**
+ * What stretch of time the data behind a diagnosis actually covers, per source and overall. A pasted
+ * excerpt of 40 lines spans minutes, not the hour a rule's window names: the answer says what it saw,
+ * and rates are taken over the part of their window the data covers.
+ */
+
+/** One source's share of the data: a log file, a JSONL file, or an adapter (jmx, admin, agent). */
+export type DataSpan = {
+  /** The file for logs and JSONL ("log:/var/log/kafka/server.log"), else the adapter ("jmx"). */
+  source: string
+  firstAt: number
+  lastAt: number
+  /** Signals read from it inside the window. */
+  signals: number
+}
+
+/** A rate's denominator is never less than this share of its window, so one line never reads as a storm. */
+export const MIN_COVERED_SHARE = 0.1
+
+/** "log:/x/server.log:1234" → "log:/x/server.log"; "jmx:java.lang:type=…" → "jmx". */
+export function sourceKey(source: string): string {
+  const m = /^((?:log|jsonl|gc):.*):\d+$/.exec(source)
+  if (m) return m[1]
+  const colon = source.indexOf(':')
+  return colon < 0 ? source : source.slice(0, colon)
+}
+
+/** Per source, the first and last signal inside the window and how many there were; busiest first. */
+export function dataSpans(data: EvalData, window: EvalWindow): DataSpan[] {
+  const spans = new Map<string, DataSpan>()
+  for (const list of data.series.values()) {
+    for (const s of list) {
+      if (s.at < window.from || s.at > window.to) continue
+      const key = sourceKey(s.source)
+      const span = spans.get(key)
+      if (!span) spans.set(key, { source: key, firstAt: s.at, lastAt: s.at, signals: 1 })
+      else {
+        if (s.at < span.firstAt) span.firstAt = s.at
+        if (s.at > span.lastAt) span.lastAt = s.at
+        span.signals++
+      }
+    }
+  }
+  return [...spans.values()].sort((a, b) => b.signals - a.signals || a.source.localeCompare(b.source))
+}
+
+/** The stretch every series of the data lies in (first to last signal of any), or undefined when empty. */
+export function dataCoverage(data: EvalData): { from: number; to: number } | undefined {
+  let from = Infinity
+  let to = -Infinity
+  for (const list of data.series.values()) {
+    if (!list.length) continue
+    if (list[0].at < from) from = list[0].at
+    if (list[list.length - 1].at > to) to = list[list.length - 1].at
+  }
+  return from <= to ? { from, to } : undefined
+}
+
+/**
+ * How much of the window [end - windowMs, end] the data covers, bounded below by MIN_COVERED_SHARE of
+ * the window; the whole window when the coverage is unknown (a live store is read continuously).
+ */
+export function coveredMs(coverage: { from: number; to: number } | undefined, end: number, windowMs: number): number {
+  if (!coverage) return windowMs
+  const overlap = Math.min(end, coverage.to) - Math.max(end - windowMs, coverage.from)
+  return Math.min(windowMs, Math.max(windowMs * MIN_COVERED_SHARE, overlap))
+}
