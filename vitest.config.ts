@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // An unhandled rejection anywhere fails the run (vitest's default, stated so it is not turned off).
+    dangerouslyIgnoreUnhandledErrors: false,
   },
 })
