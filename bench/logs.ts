@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, openSync, rmSync, statSync, writeSync, closeSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { genericTriggersEre } from '../adapters/logs/generic.js'
 import { matchersFor } from '../adapters/logs/matchers.js'
 import { readLogFile } from '../adapters/logs/read-file.js'
 
@@ -84,9 +85,12 @@ function cpuOfTimes(line: string): number {
   return [...line.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0)
 }
 
-/** The triggers of the kafka matcher set as POSIX ERE, so grep searches for exactly what the parser prefilters on. */
+/**
+ * The triggers of the kafka matcher set as POSIX ERE, plus the generic error triggers (level words,
+ * exception and banner literals), so grep searches for exactly what the parser prefilters on.
+ */
 function erePattern(): string {
-  return matchersFor('kafka').trigger.source.replace(/\(\?:/g, '(').replace(/\\d/g, '[0-9]')
+  return `${matchersFor('kafka').trigger.source.replace(/\(\?:/g, '(').replace(/\\d/g, '[0-9]')}|${genericTriggersEre()}`
 }
 
 async function main(): Promise<void> {
