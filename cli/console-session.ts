@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { DEFAULT_INCIDENT, openConsole, type ConsoleOptions, type ConsoleSession } from '../bot/console/console-context.js'
 import { ConfigError } from '../bot/config.js'
 
@@ -43,8 +44,12 @@ export function parseSessionArgs(command: string, usage: string, argv: string[],
   return args
 }
 
-/** Opens the console session; a bad configuration or a missing file is one line and exit code 2. */
+/** Opens the console session; a bad configuration, a missing file or an unreachable Redis is one line and an exit code. */
 export async function openSession(command: string, opts: ConsoleOptions): Promise<ConsoleSession | number> {
+  if (opts.replay && !existsSync(opts.replay)) {
+    console.error(`kafka-why ${command}: no such file or directory: ${opts.replay}`)
+    return 2
+  }
   try {
     return await openConsole(opts)
   } catch (err) {
@@ -52,6 +57,15 @@ export async function openSession(command: string, opts: ConsoleOptions): Promis
       console.error(`kafka-why ${command}: ${(err as Error).message}`)
       return 2
     }
+    const code = storeFailure(command, err)
+    if (code !== undefined) return code
     throw err
   }
+}
+
+/** An unreachable store as one line and exit code 1; undefined for any other error. */
+export function storeFailure(command: string, err: unknown): number | undefined {
+  if ((err as { code?: unknown }).code !== 'STORE_UNAVAILABLE') return undefined
+  console.error(`kafka-why ${command}: ${(err as Error).message}`)
+  return 1
 }

@@ -43,7 +43,13 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
   const store = openStore(env)
   const log = opts.log ?? { error: (...a: unknown[]) => console.error(...a), info: () => undefined, warn: (...a: unknown[]) => console.error(...a) }
   let loaded: { accepted: number; rejected: number; lastAt?: number; times: Map<string, number[]> } | undefined
-  if (opts.replay) loaded = await loadIncident(store, opts.replay)
+  try {
+    if (opts.replay) loaded = await loadIncident(store, opts.replay)
+  } catch (err) {
+    // An unreachable Redis must not keep the process alive reconnecting after the error is told.
+    await store.close().catch(() => undefined)
+    throw err
+  }
 
   let config: BotConfig
   if (opts.configPath) config = parseBotConfig(await readFile(opts.configPath, 'utf8'), opts.configPath)

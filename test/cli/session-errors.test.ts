@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest'
+import { kafkaWhy } from '../support/kafka-why-cli.js'
+
+// Every command answers a missing path or an unreachable Redis with one line and an exit code,
+// never a stack trace and never a hang.
+describe('cli/console-session errors', () => {
+  it.each([
+    { args: ['console', '--replay', '/nonexistent', '-c', 'status'], env: {}, code: 2, line: 'kafka-why console: no such file or directory: /nonexistent' },
+    { args: ['digest', '--replay', '/nonexistent'], env: {}, code: 2, line: 'kafka-why digest: no such file or directory: /nonexistent' },
+    { args: ['console', '-c', 'status'], env: { REDIS_URL: 'redis://127.0.0.1:1' }, code: 1, line: 'kafka-why console: cannot reach Redis at redis://127.0.0.1:1: connection refused' },
+    { args: ['digest'], env: { REDIS_URL: 'redis://127.0.0.1:1' }, code: 1, line: 'kafka-why digest: cannot reach Redis at redis://127.0.0.1:1: connection refused' },
+  ])('$args → exit $code, one line', async ({ args, env, code, line }) => {
+    const r = await kafkaWhy(args, env)
+    expect(r.code).toBe(code)
+    expect(r.stderr.trim().split('\n')).toEqual([line])
+  })
+})
