@@ -125,7 +125,7 @@ describe('bot/render escaping (hostile group and topic names through the real HT
 
   it('an alert whose labels and cause carry both names is posted escaped, and status lists it escaped', async () => {
     const now = t.ctx.now()
-    const d = await t.ctx.diagnose(t.ctx.rules.rules, t.store, { cluster: 'perf-lab', broker: '1', from: now - 3_600_000 * 24 * 30, to: now, now, record: false })
+    const d = await t.ctx.diagnose(t.ctx.rules.rules, t.store, { cluster: 'perf-lab', broker: '1', from: now - 3_600_000 * 24 * 30, to: now, now })
     const cause = d.causes.find((c) => c.cause.includes(TOPIC))
     expect(cause, d.causes.map((c) => c.cause).join('\n')).toBeDefined()
     const alert: AlertRecord = { fingerprint: 'fp-hostile', ruleId: cause!.ruleId, cluster: 'perf-lab', broker: '1', labels: { group: GROUP, topic: TOPIC }, state: 'firing', activeAt: now, firedAt: now, lastSeenAt: now, summary: `${cause!.cause} (${GROUP})` }
