@@ -4,7 +4,7 @@ import type { Rule } from '../dsl/ast.js'
 import { hasErrors, renderDiagnostics } from '../dsl/index.js'
 import { readQuantity } from '../dsl/quantity.js'
 import { openStore } from '../engine/store/open-store.js'
-import { loadRules } from '../rule-files/load-rules.js'
+import { loadRules, resolveRulesPath } from '../rule-files/load-rules.js'
 import type { Store } from '../engine/store/store.js'
 
 /**
@@ -51,7 +51,7 @@ export async function withRulesAndStore(rulesPath: string, body: (rules: Rule[],
 
 /** Rule files of a directory (or one file), parsed; errors come back rendered, never thrown. */
 export async function loadRuleSet(dirOrFile: string): Promise<{ rules: Rule[]; warnings: number } | { error: string }> {
-  if (!existsSync(dirOrFile)) return { error: `kafka-why: no such rules directory or file: ${dirOrFile}` }
+  if (!existsSync(resolveRulesPath(dirOrFile))) return { error: `kafka-why: no such rules directory or file: ${dirOrFile}` }
   const loaded = await loadRules([dirOrFile])
   if (loaded.rules.length === 0 && Object.keys(loaded.sources).length === 0 && !hasErrors(loaded.diagnostics)) {
     return { error: `kafka-why: no *.rules files in ${dirOrFile}` }

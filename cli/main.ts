@@ -13,6 +13,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv
   digest: { summary: 'build the daily health digest', load: () => import('./commands/digest.js') },
   console: { summary: 'the Slack bot in a terminal, over the embedded store', load: () => import('./commands/console.js') },
   serve: { summary: 'adapters, engine and bot in one process', load: () => import('./commands/serve.js') },
+  init: { summary: 'write a starter kafka-why.yaml with every option commented', load: () => import('./commands/init.js') },
   agent: { summary: 'host agent: /proc fd and mmap counts for one broker', load: () => import('./commands/agent.js') },
   lab: { summary: 'the real-Kafka incident lab', load: () => import('./commands/lab.js') },
   bench: { summary: 'benchmarks (ratios against a baseline measured in the same run)', load: () => import('./commands/bench.js') },

@@ -1,5 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { checkDuplicateNames } from '../dsl/check.js'
 import type { Rule, Span } from '../dsl/ast.js'
 import type { Diagnostic } from '../dsl/diagnostics.js'
@@ -15,6 +17,17 @@ import { diagnostic } from '../dsl/to-ast.js'
 
 /** Where commands look for rules when none are named. */
 export const DEFAULT_RULES_PATH = 'rules/'
+
+/** The rule pack shipped with kafka-why, for an installed package run outside a checkout. */
+const BUNDLED_RULES = fileURLToPath(new URL('../rules/', import.meta.url))
+
+/**
+ * The default path `rules` means `./rules` when the working directory has one (a team's own pack),
+ * else the shipped pack; any other path is taken as given.
+ */
+export function resolveRulesPath(p: string): string {
+  return (p === 'rules' || p === 'rules/') && !existsSync(p) ? BUNDLED_RULES : p
+}
 
 /** Files above this size are not read at all (parseRules would refuse them anyway). */
 const MAX_READ_BYTES = MAX_FILE_CHARS * 4
@@ -35,7 +48,8 @@ export async function findRuleFiles(paths: string[], diagnostics: Diagnostic[] =
       else if (e.isFile() && e.name.endsWith('.rules')) found.push(p)
     }
   }
-  for (const p of paths) {
+  for (const given of paths) {
+    const p = resolveRulesPath(given)
     try {
       const s = await stat(p)
       if (s.isDirectory()) await walk(p)

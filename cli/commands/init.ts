@@ -1,0 +1,30 @@
+import { copyFile, access } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { parseCommandArgs, usageError } from '../command-setup.js'
+
+const USAGE = `usage: kafka-why init [--out kafka-why.yaml] [--force]
+
+Writes a starter configuration: every option of the bot and of serve, commented, with defaults. Edit
+the clusters, channels and log paths, then run: kafka-why serve --config kafka-why.yaml
+
+  --out path   where to write it (default ./kafka-why.yaml)
+  --force      overwrite an existing file`
+
+/** The commented example shipped with kafka-why; the same file a test loads as written. */
+const EXAMPLE = fileURLToPath(new URL('../../kafka-why.example.yaml', import.meta.url))
+
+/** `kafka-why init`: the starter config, never over an existing file unless asked. */
+export async function run(argv: string[]): Promise<number> {
+  const args = parseCommandArgs(argv, USAGE, { out: { type: 'string', default: 'kafka-why.yaml' }, force: { type: 'boolean', default: false } }, false)
+  if (typeof args === 'number') return args
+  const out = args.values.out!
+  if (!args.values.force && (await access(out).then(() => true, () => false))) return usageError(`${out} exists; pass --force to overwrite it, or --out another path`)
+  try {
+    await copyFile(EXAMPLE, out)
+  } catch (err) {
+    console.error(`kafka-why init: cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    return 1
+  }
+  console.log(`wrote ${out}: set clusters, channels, allowed users and live.clusters, then\n  export SLACK_BOT_TOKEN=xoxb-… SLACK_SIGNING_SECRET=… REDIS_URL=redis://127.0.0.1:6379\n  kafka-why serve --config ${out}`)
+  return 0
+}
