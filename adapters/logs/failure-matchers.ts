@@ -359,6 +359,25 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
       return { name: 'log.dir_failure', labels: p ? { dir: m[2], topic: p.topic } : { dir: m[2] } }
     },
   },
+  // F30. Kafka 2.4-3.x GroupCoordinator "Preparing to rebalance group g … (reason: removing member m on heartbeat
+  //      expiration)": a member stopped heartbeating within session.timeout.ms and was removed.
+  {
+    literals: ['on heartbeat expiration'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /rebalance group (\S+) .*removing member (\S+) on heartbeat expiration/,
+    build: (m) => ({ name: 'group.member_expired', labels: { group: m[1], member: m[2] } }),
+  },
+  // F31. Kafka 2.4-3.x AbstractFetcherThread "Unexpected error occurred while processing data for partition t-p
+  //      at offset N": the fetcher stops replicating that partition only. (Its "Partition t-p marked as failed"
+  //      also follows the routine "has an older epoch … Will await the new LeaderAndIsr state", so it is no signal.)
+  {
+    literals: ['Unexpected error occurred while processing data for partition'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Unexpected error occurred while processing data for partition (\S+) at offset/,
+    build: (m) => withPartition('replica.partition_failed', m[1]),
+  },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {
     literals: SIGNATURES.map((s) => s.literal),

@@ -193,6 +193,16 @@ const rows: Row[] = [
       'Caused by: javax.net.ssl.SSLHandshakeException: PKIX path validation failed: java.security.cert.CertPathValidatorException: validity check failed',
     [{ name: 'tls.cert_expired' }],
   ],
+  [
+    'public (corpus group-member-heartbeat-expiry-long-pause, Kafka 2.x): a member removed on heartbeat expiration',
+    '[2019-06-03 11:49:05,759] INFO [GroupCoordinator 0]: Preparing to rebalance group rbgh664 in state PreparingRebalance with old generation 13 (__consumer_offsets-25) (reason: removing member source-2cb8abb3-20e9-498f-9512-4f961a3e65b5 on heartbeat expiration) (kafka.coordinator.group.GroupCoordinator)',
+    [{ name: 'group.member_expired', labels: { group: 'rbgh664', member: 'source-2cb8abb3-20e9-498f-9512-4f961a3e65b5' } }],
+  ],
+  [
+    'Kafka 2.8 AbstractFetcherThread: one partition fails',
+    '[2021-08-31 11:31:25,092] ERROR [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Unexpected error occurred while processing data for partition __consumer_offsets-1 at offset 31727 (kafka.server.ReplicaFetcherThread)',
+    [{ name: 'replica.partition_failed', labels: { topic: '__consumer_offsets', partition: '1' } }],
+  ],
 ]
 
 /** The signals these rows are about; other rows of the table (generic and per-component error signals) also fire on ERROR records. */
