@@ -118,7 +118,7 @@ export function genericDraft(rec: LogRecord, specific: readonly string[]): Draft
   const logger = about === 0 ? rec.header.logger : undefined
   const labels: Record<string, string> = {}
   const entry = findTemplate(message, logger)
-  if (entry) labels.template = entry.id
+  if (entry && identifies(entry.template)) labels.template = entry.id
   else {
     const masked = maskMessage(message)
     labels.template = templateIdOf(masked)
@@ -134,6 +134,20 @@ export function genericDraft(rec: LogRecord, specific: readonly string[]): Draft
   const telling = rootLine > 0 ? rootLine : about > 0 ? about : exceptionLine > 0 ? exceptionLine : -1
   if (telling > 0) draft.line = telling
   return draft
+}
+
+/** Literal letters a catalogue template needs to name a wording; `{}` or `{}: {}` says nothing. */
+const MIN_TEMPLATE_LETTERS = 8
+
+/**
+ * True when a catalogue template is worded enough to stand for its lines. A statement that logs a
+ * message built elsewhere (`error(msg, e)`, template `{}`) matches every line of its logger: those
+ * lines are told apart by their mined template instead.
+ */
+function identifies(template: string): boolean {
+  let letters = 0
+  for (const part of template.split('{}')) letters += part.replace(/[^A-Za-z]/g, '').length
+  return letters >= MIN_TEMPLATE_LETTERS
 }
 
 /**

@@ -97,6 +97,15 @@ describe('adapters/logs/generic', () => {
     expect(again.labels?.template).toBe(first.labels?.template)
   })
 
+  it('tells apart two wordings of a logger whose catalogue template is only "{}" (LogDirFailureChannel)', () => {
+    const seed001 = '[2024-01-10 09:00:00,000] ERROR Error while appending records to LoadTestingTopic in dir /broder/log (org.apache.kafka.storage.internals.log.LogDirFailureChannel)'
+    const [a] = generic(parse(LAB_SNAPSHOT_ERROR.split('\n').slice(0, 2).join('\n'), { broker: '1' }).signals)
+    const [b] = generic(parse(seed001, { broker: '1' }).signals)
+    expect(a.labels?.template).toMatch(/^m-/)
+    expect(b.labels?.template).toMatch(/^m-/)
+    expect(a.labels?.template).not.toBe(b.labels?.template)
+  })
+
   it('reads the Strimzi layout and keeps the root cause of the stack', () => {
     const g = generic(parse(STRIMZI_STARTUP).signals)
     expect(g).toHaveLength(1)
