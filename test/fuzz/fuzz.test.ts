@@ -18,8 +18,11 @@ import { testContext } from '../bot/support/bot-context.js'
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31)
 const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 13_000)
-/** A bound on one input, far above the slowest seen: a super-linear path shows up as seconds. */
-const SLOWEST_BOUND_MS = 1000
+/**
+ * A bound on one input (the fastest of three runs, so a GC pause or a busy machine does not count):
+ * far above the slowest seen, while a super-linear path on these sizes takes many seconds.
+ */
+const SLOWEST_BOUND_MS = 2000
 
 type Tally = { target: string; inputs: number; throws: number; firstThrow?: string; slowestMs: number; slowest: string }
 const tallies: Tally[] = []
@@ -33,16 +36,22 @@ function tally(target: string): Tally {
 /** Runs one input, counting it, its time and whether it threw something it must not. */
 async function attempt(t: Tally, input: unknown, body: () => unknown, allowed: (err: unknown) => boolean = () => false): Promise<void> {
   t.inputs++
-  const t0 = performance.now()
-  try {
-    await body()
-  } catch (err) {
-    if (!allowed(err)) {
-      t.throws++
-      t.firstThrow ??= `${(err as Error)?.stack ?? String(err)}\n  on ${JSON.stringify(input).slice(0, 300)}`
+  const once = async () => {
+    const t0 = performance.now()
+    try {
+      await body()
+      return { ms: performance.now() - t0, err: undefined }
+    } catch (err) {
+      return { ms: performance.now() - t0, err: allowed(err) ? undefined : err }
     }
   }
-  const ms = performance.now() - t0
+  const first = await once()
+  if (first.err !== undefined) {
+    t.throws++
+    t.firstThrow ??= `${(first.err as Error)?.stack ?? String(first.err)}\n  on ${JSON.stringify(input).slice(0, 300)}`
+  }
+  let ms = first.ms
+  for (let i = 0; i < 2 && ms > SLOWEST_BOUND_MS / 4; i++) ms = Math.min(ms, (await once()).ms)
   if (ms > t.slowestMs) {
     t.slowestMs = ms
     const text = JSON.stringify(input)
