@@ -161,7 +161,7 @@ export class TargetScraper {
           name: 'source.stale',
           at: startedAt,
           cluster: this.target.cluster,
-          labels: { target: this.target.url },
+          labels: { target: redactUrl(this.target.url) },
           source: `prom:${redactUrl(this.target.url)}`,
           text: redactText(`scrape of ${this.target.url} failed: ${error}`),
         }

@@ -97,18 +97,28 @@ describe('secrets in serve: /metrics, /healthz and stored sources', () => {
     servers.push(exporter)
     await new Promise<void>((r) => exporter.listen(0, '127.0.0.1', r))
     const port = (exporter.address() as AddressInfo).port
-    const config = parseLiveConfig(`live:\n  listen: 127.0.0.1:0\n  engine: { enabled: false }\n  clusters:\n    c1:\n      scrape: { interval: 200ms, targets: [{ broker: 1, url: "http://prom:s3cr3t-scrape-pass@127.0.0.1:${port}/metrics" }] }\n`)
+    // A second target that never answers, so a source.stale signal (labels, source, text) is stored too.
+    const dead = http.createServer()
+    servers.push(dead)
+    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r))
+    const deadPort = (dead.address() as AddressInfo).port
+    dead.close()
+    const targets = `[{ broker: 1, url: "http://prom:s3cr3t-scrape-pass@127.0.0.1:${port}/metrics" }, { broker: 2, url: "http://prom:s3cr3t-scrape-pass@127.0.0.1:${deadPort}/metrics" }]`
+    const config = parseLiveConfig(`live:\n  listen: 127.0.0.1:0\n  engine: { enabled: false }\n  clusters:\n    c1:\n      scrape: { interval: 200ms, targets: ${targets} }\n`)
     const store = new MemoryStore()
     const lines: string[] = []
     const log = { info: (m: string) => void lines.push(m), warn: (m: string) => void lines.push(m), error: (m: string) => void lines.push(m) }
     const service = await startLiveService({ config, store, log, env: {} })
     try {
-      for (let i = 0; i < 50 && (await store.query({ cluster: 'c1', broker: '1', from: 0, to: Date.now() + 1000 })).length === 0; i++) await new Promise((r) => setTimeout(r, 200))
-      const signals = await store.query({ cluster: 'c1', broker: '1', from: 0, to: Date.now() + 1000 })
-      expect(signals.length).toBeGreaterThan(0)
+      const both = async () => [...(await store.query({ cluster: 'c1', broker: '1', from: 0, to: Date.now() + 1000 })), ...(await store.query({ cluster: 'c1', broker: '2', from: 0, to: Date.now() + 1000 }))]
+      const ready = (got: { name: string; broker?: string }[]) => got.some((s) => s.name === 'source.stale' && s.broker === '2') && got.some((s) => s.name === 'fd.open' && s.broker === '1')
+      for (let i = 0; i < 75 && !ready(await both()); i++) await new Promise((r) => setTimeout(r, 200))
+      const signals = await both()
+      expect(signals.some((s) => s.broker === '1' && s.name === 'fd.open')).toBe(true)
+      expect(signals.find((s) => s.name === 'source.stale' && s.broker === '2')).toMatchObject({ labels: { target: `http://[redacted]@127.0.0.1:${deadPort}/metrics` } })
       const metrics = await (await fetch(`${service.url}/metrics`)).text()
       const health = (await (await fetch(`${service.url}/healthz`)).json()) as Health
-      expect(health.scrape[0]).toMatchObject({ up: true, target: `http://[redacted]@127.0.0.1:${port}/metrics` })
+      expect(health.scrape.find((h) => h.broker === '1')).toMatchObject({ up: true, target: `http://[redacted]@127.0.0.1:${port}/metrics` })
       expect(metrics).toContain(`target="http://[redacted]@127.0.0.1:${port}/metrics"`)
       for (const text of [metrics, JSON.stringify(health), JSON.stringify(signals), lines.join('\n')]) expect(text).not.toContain('s3cr3t-scrape-pass')
     } finally {
