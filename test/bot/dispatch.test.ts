@@ -55,6 +55,21 @@ describe('bot/dispatch', () => {
   })
 
   it.each([
+    ['a user neither in silencers nor allowed', 'U0MALLORY', 'C0OPS', false],
+    ['an allowed user outside the allowed channels', 'U0ALICE', 'C0PERF', false],
+    ['an allowed user in an allowed channel', 'U0BOB', 'C0OPS', true],
+    ['a listed silencer anywhere', 'U0CAROL', 'C0PERF', true],
+  ])('lets %s silence or not, and audits either way', async (_, user, channel, allowed) => {
+    const before = (await t.store.listSilences(t.ctx.now())).length
+    const typed = await runCommand(t.ctx, { user, channel, text: 'silence not_leader_errors 1h' })
+    const clicked = await handleAction(t.ctx, { user, channel, actionId: 'kafka_silence_1h', value: '{"matcher":"not_leader_errors"}' })
+    for (const r of [typed, clicked]) expect(r.text).toMatch(allowed ? /^Silenced not_leader_errors for 1h$/ : /You may not silence alerts/)
+    expect((await t.store.listSilences(t.ctx.now())).length).toBe(before + (allowed ? 2 : 0))
+    const audits = (await t.store.listAudit(2)).filter((a) => a.user === user && a.action === 'silence')
+    expect(audits.map((a) => a.outcome)).toEqual(allowed ? ['applied', 'applied'] : ['denied', 'denied'])
+  })
+
+  it.each([
     ['kafka_silence_1h', '{"matcher":"x; rm -rf /"}', /carries no valid rule or fingerprint/],
     ['kafka_silence_1h', 'not json', /carries no valid rule or fingerprint/],
     ['kafka_config_confirm', '{"cluster":"perf-lab"}', /no longer carries a valid change/],
