@@ -378,6 +378,16 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     re: /Unexpected error occurred while processing data for partition (\S+) at offset/,
     build: (m) => withPartition('replica.partition_failed', m[1]),
   },
+  // F32. clients 0.11-4.x LegacyRecord / DefaultRecordBatch "Record is corrupt (stored crc = N, computed crc = M)",
+  //      inside the consumer Fetcher's "Record for partition t-p at offset N is invalid, cause: …" (1.1-2.x) or a
+  //      broker's CorruptRecordException: a batch whose checksum does not match its bytes.
+  {
+    literals: ['Record is corrupt (stored crc'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Record is corrupt \(stored crc = \d+/,
+    build: (_m, r) => withPartition('record.corrupt', /(?:Record for )?partition (\S+?) at offset \d+/.exec(r.lines.join('\n'))?.[1]),
+  },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {
     literals: SIGNATURES.map((s) => s.literal),

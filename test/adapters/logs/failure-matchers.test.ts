@@ -203,6 +203,12 @@ const rows: Row[] = [
     '[2021-08-31 11:31:25,092] ERROR [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Unexpected error occurred while processing data for partition __consumer_offsets-1 at offset 31727 (kafka.server.ReplicaFetcherThread)',
     [{ name: 'replica.partition_failed', labels: { topic: '__consumer_offsets', partition: '1' } }],
   ],
+  [
+    'clients 1.1 Fetcher: a record fails its checksum',
+    '[2018-09-01 10:00:00,000] ERROR [Consumer clientId=c-1, groupId=g] Error while processing fetched data (org.apache.kafka.clients.consumer.internals.Fetcher)\n' +
+      'org.apache.kafka.common.KafkaException: Record for partition events-49 at offset 2911287689 is invalid, cause: Record is corrupt (stored crc = 3580880396, computed crc = 1701403171)',
+    [{ name: 'record.corrupt', labels: { topic: 'events', partition: '49' } }],
+  ],
 ]
 
 /** The signals these rows are about; other rows of the table (generic and per-component error signals) also fire on ERROR records. */
