@@ -28,7 +28,7 @@ export function renderDiagnosis(d: Diagnosis, opts: DiagnosisRenderOptions): Bot
   const top = d.causes[0]
   const headline = top
     ? `Broker ${d.broker} (${d.cluster}): ${d.causes.length} likely cause${d.causes.length === 1 ? '' : 's'}`
-    : `Broker ${d.broker} (${d.cluster}): no rule matched`
+    : `Broker ${d.broker} (${d.cluster}): no rule matched${unexplainedNote(d)}`
   parts.push({ kind: 'header', text: headline })
   parts.push({ kind: 'context', text: `${formatWindow(d.from, d.to, tz)} · ${d.signalsSeen} signals looked at` })
 
@@ -77,8 +77,14 @@ export function renderDiagnosis(d: Diagnosis, opts: DiagnosisRenderOptions): Bot
 
   const text = top
     ? `Broker ${d.broker} (${d.cluster}): ${d.causes.map((c, i) => `${i + 1}. ${c.cause}`).join(' ')}`
-    : `Broker ${d.broker} (${d.cluster}): no rule matched in ${formatWindow(d.from, d.to, tz)}`
+    : `Broker ${d.broker} (${d.cluster}): no rule matched in ${formatWindow(d.from, d.to, tz)}${unexplainedNote(d)}`
   return { text, parts, visibility: 'channel' }
+}
+
+/** "; 3 unexplained error templates": what the headline adds when errors remain unexplained. */
+function unexplainedNote(d: Diagnosis): string {
+  const n = (d.unexplained?.length ?? 0) + (d.unexplainedOmitted ?? 0)
+  return n ? `; ${n} unexplained error template${n === 1 ? '' : 's'}` : ''
 }
 
 /** Slack's limit for one section's text, less room for the "more" note. */
