@@ -1,5 +1,6 @@
 import type { Signal } from '../signals/signal.js'
 import { encodeVersion } from '../signals/units.js'
+import type { EvalData } from './match.js'
 
 /**
  * Facts the engine works out from other facts, so a rule can compare a pause with "the session
@@ -66,4 +67,16 @@ export function withDerivedFacts(facts: readonly Signal[], cluster: string, brok
   if (kraft) derive('kraft.session_timeout_limit', kraft.value!, 'config', kraft, `broker.session.timeout.ms = ${kraft.value}`)
   else derive('kraft.session_timeout_limit', KRAFT_SESSION_DEFAULT_MS, 'default', undefined, `broker.session.timeout.ms not seen: its default, ${KRAFT_SESSION_DEFAULT_MS} ms`)
   return out
+}
+
+const withDerived = new WeakMap<EvalData, readonly Signal[]>()
+
+/**
+ * The facts evaluation reads: the loaded ones plus the derived ones, worked out once per data set.
+ * Loaders hand over what is stored; deriving here keeps every path (replay, store, tests) alike.
+ */
+export function factsOf(data: EvalData): readonly Signal[] {
+  let facts = withDerived.get(data)
+  if (!facts) withDerived.set(data, (facts = withDerivedFacts(data.facts, data.cluster, data.broker)))
+  return facts
 }

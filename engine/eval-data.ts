@@ -1,11 +1,10 @@
 import type { Signal } from '../signals/signal.js'
 import type { EvalData } from './match.js'
-import { withDerivedFacts } from './derived-facts.js'
 import { signalKind } from './signal-kind.js'
 
 /**
  * Builds the evaluator's input from loose signals (any order, facts mixed in), so tests, replay and
- * the store loader all hand the evaluator the same sorted shape, derived facts included.
+ * the store loader all hand the evaluator the same sorted shape.
  */
 export function buildEvalData(cluster: string, broker: string, signals: Iterable<Signal>, facts: Iterable<Signal> = []): EvalData {
   const series = new Map<string, Signal[]>()
@@ -20,7 +19,7 @@ export function buildEvalData(cluster: string, broker: string, signals: Iterable
     list.push(s)
   }
   for (const list of series.values()) if (!isSorted(list)) list.sort((a, b) => a.at - b.at)
-  return { cluster, broker, series, facts: withDerivedFacts(latestFacts(factList), cluster, broker) }
+  return { cluster, broker, series, facts: latestFacts(factList) }
 }
 
 /** Keeps the latest fact per name and label set: facts compare the latest known value. */

@@ -2,6 +2,7 @@ import type { AggregateCond, AggregateFn } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { describeAtom } from './describe-cond.js'
 import { coveredMs } from './data-span.js'
+import { factsOf } from './derived-facts.js'
 import { coversTrendWindow, floorSamples } from './floor-trend.js'
 import { atomFilter, compareValue, moreTelling } from './filter.js'
 import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
@@ -19,7 +20,7 @@ export const AGGREGATE_EVIDENCE = 12
 export function evaluateAggregate(cond: AggregateCond, data: EvalData, window: EvalWindow): Match[] {
   const keep = atomFilter(cond.atom)
   const name = cond.atom.signal
-  const raw = signalKind(name) === 'fact' ? data.facts.filter((f) => f.name === name) : (data.series.get(name) ?? [])
+  const raw = signalKind(name) === 'fact' ? factsOf(data).filter((f) => f.name === name) : (data.series.get(name) ?? [])
   const counter = signalKind(name) !== 'event' && raw.some((s) => s.value !== undefined)
   const needsValue = cond.fn === 'max' || cond.fn === 'min' || cond.fn === 'avg' || cond.fn === 'sum' || cond.fn === 'trend' || cond.fn === 'floor_trend' || counter
   // Rules often aggregate the same atom by the same labels with other windows or thresholds: the

@@ -1,6 +1,7 @@
 import type { StreamCond } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { labelKey } from './eval-data.js'
+import { factsOf } from './derived-facts.js'
 import { compareAt, factAt } from './fact-compare.js'
 import { atomFilter, moreTelling } from './filter.js'
 import { lookupSignal } from '../signals/catalogue.js'
@@ -66,7 +67,7 @@ function valueOf(s: Signal): Record<string, MatchValue> {
 function evaluateFact(cond: StreamCond, data: EvalData, window: EvalWindow): Match[] {
   const keep = atomFilter(cond.atom)
   const out: Match[] = []
-  for (const f of data.facts) {
+  for (const f of factsOf(data)) {
     if (f.name !== cond.atom.signal || f.at > window.now || !keep(f)) continue
     if (cond.compare && !compareAt(f.value, cond.compare, data, f.at)) continue
     out.push({

@@ -1,5 +1,6 @@
 import type { Comparison } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
+import { factsOf } from './derived-facts.js'
 import { compareValue } from './filter.js'
 import type { EvalData } from './match.js'
 
@@ -15,7 +16,7 @@ function factsNamed(data: EvalData, name: string): Signal[] {
   let byName = sortedFacts.get(data)
   if (!byName) sortedFacts.set(data, (byName = new Map()))
   let list = byName.get(name)
-  if (!list) byName.set(name, (list = data.facts.filter((f) => f.name === name && f.value !== undefined).sort((a, b) => a.at - b.at)))
+  if (!list) byName.set(name, (list = factsOf(data).filter((f) => f.name === name && f.value !== undefined).sort((a, b) => a.at - b.at)))
   return list
 }
 

@@ -1,7 +1,7 @@
 import { CATALOGUE } from '../signals/catalogue.js'
 import type { Signal } from '../signals/signal.js'
 import type { Store } from './store/store.js'
-import { withDerivedFacts, withDerivedSources } from './derived-facts.js'
+import { withDerivedSources } from './derived-facts.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
 import type { EvalData } from './match.js'
 import { isClusterWide, signalKind } from './signal-kind.js'
@@ -72,7 +72,7 @@ export async function loadEvalData(store: Store, req: LoadRequest): Promise<Load
   }
   for (const list of factLists) for (const f of list) if (!factNames || factNames.has(f.name)) facts.push(f)
   signalsRead += facts.length
-  return { data: { cluster: req.cluster, broker: req.broker, series, facts: withDerivedFacts(latestFacts(facts), req.cluster, req.broker) }, signalsRead }
+  return { data: { cluster: req.cluster, broker: req.broker, series, facts: latestFacts(facts) }, signalsRead }
 }
 
 /** What to load for a set of rules over one broker's window. */

@@ -23,7 +23,7 @@ describe('engine/interpolate', () => {
     ['a rate', 'when fetch.down_conversion > 0 then cause "{fetch.down_conversion}"', [sig('fetch.down_conversion', 1, 12943)], '12943/s'],
     ['a version fact', 'when broker.version < 2.2.1 then cause "{broker.version}"', [sig('broker.version', 1, encodeVersion('0.10.2.1'))], '0.10.2.1'],
     ['an aggregate count', 'when count(isr.shrink) over 1h > 2 then cause "{isr.shrink} shrinks"', [1, 2, 3].map((t) => shrink(t, 't')), '3 shrinks'],
-    ['a trend per second', 'when trend(heap.after_gc) over 1h > 0 then cause "{heap.after_gc}"', [0, 1, 2].map((i) => sig('heap.after_gc', i * 100, 1e9 + i * 102_400 * 100)), '100KiB/s'],
+    ['a trend per second', 'when trend(heap.after_gc) over 4m > 0 then cause "{heap.after_gc}"', [0, 1, 2].map((i) => sig('heap.after_gc', i * 100, 1e9 + i * 102_400 * 100)), '100KiB/s'],
     ['a by label', 'when count(group.rebalance) by group over 1h > 1 then cause "{group}"', [1, 2].map((t) => sig('group.rebalance', t, undefined, { group: 'billing' })), 'billing'],
     ['broker and cluster', 'when broker.shutdown then cause "{broker}@{cluster}"', [sig('broker.shutdown', 1)], '1@c'],
     ['distinct evidence labels, listed', 'when count(isr.shrink) over 1h > 4 then cause "{topic}"', ['a', 'b', 'a', 'c', 'd', 'e'].map((t, i) => shrink(i, t)), 'a, b, c (+2 more)'],
