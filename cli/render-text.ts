@@ -1,16 +1,26 @@
 import type { Cause, Diagnosis, Evidence, NearMiss, UnexplainedError } from '../engine/diagnosis.js'
 
 /**
- * A Diagnosis for a terminal: ranked causes with their score explained, advice, the evidence
- * timeline (consequences marked), near misses, and what is abnormal when nothing matched. Plain text,
- * no colours, so it pastes into a ticket; the bot's console mode may reuse it.
+ * A Diagnosis for a terminal. By default it is what a person reads at 3 a.m.: the causes first, each
+ * with its three most telling evidence lines and what to do, causes that are consequences of another
+ * one line each, near misses one line each. `verbose` shows everything: scores and how they were made,
+ * every evidence line and consequence, near-miss evidence. Colour only when asked (a TTY without
+ * NO_COLOR); without it the text pastes into a ticket as is.
  */
+
+/** How much to show and whether to colour it. */
+export type TextRenderOptions = { verbose?: boolean; color?: boolean }
+
+/** Evidence lines a cause shows unless verbose. */
+const COMPACT_EVIDENCE = 3
 
 /** Raw log lines are cut here; the source locates the full line. */
 const TEXT_WIDTH = 160
 
 /** Renders the whole diagnosis. */
-export function renderDiagnosis(d: Diagnosis): string {
+export function renderDiagnosis(d: Diagnosis, opts: TextRenderOptions = {}): string {
+  const verbose = opts.verbose === true
+  const paint = painter(opts.color === true)
   const out: string[] = []
   const multiDay = isoDate(d.from) !== isoDate(d.to)
   out.push(`broker ${d.broker} of ${d.cluster} · ${isoStamp(d.from)} → ${isoStamp(d.to)} (${span(d.to - d.from)}) · ${d.signalsSeen} signals, ${d.rulesEvaluated ?? '?'} rules`)
@@ -26,10 +36,13 @@ export function renderDiagnosis(d: Diagnosis): string {
     out.push('')
   }
   if (d.causes.length === 0) out.push(d.unexplained?.length ? 'No rule matched; the log shows errors no rule explains (below).' : 'No rule matched.')
-  d.causes.forEach((c, i) => out.push(...renderCause(c, i + 1, multiDay), ''))
+  d.causes.forEach((c, i) => {
+    if (!verbose && c.explainedBy?.length) out.push(`${i + 1}. ${paint.severity(c.severity)}  ${c.cause} ${paint.dim(`(a consequence of ${c.explainedBy.join(', ')})`)}`, '')
+    else out.push(...renderCause(c, i + 1, multiDay, verbose, paint), '')
+  })
   if (d.nearMisses.length) {
     out.push('Near misses (part of a rule held):')
-    for (const n of d.nearMisses) out.push(...renderNearMiss(n, multiDay))
+    for (const n of d.nearMisses) out.push(...(verbose ? renderNearMiss(n, multiDay) : [`  - [${n.ruleId}] ${n.message}`]))
     out.push('')
   }
   if (d.unexplained?.length) {
@@ -43,14 +56,43 @@ export function renderDiagnosis(d: Diagnosis): string {
     for (const a of d.abnormal) out.push(`  - ${a.summary}`)
     out.push('')
   }
+  if (!verbose && d.causes.length) out.push(paint.dim('(--verbose: scores, every evidence line and consequence, near-miss evidence)'))
   return out.join('\n').trimEnd()
 }
 
-function renderCause(c: Cause, rank: number, multiDay: boolean): string[] {
+type Paint = { severity(s: Cause['severity']): string; dim(t: string): string }
+
+/** ANSI colours for a terminal that wants them; identity otherwise. */
+function painter(color: boolean): Paint {
+  const sgr = (code: string, t: string) => (color ? `\x1b[${code}m${t}\x1b[0m` : t)
+  const SEVERITY: Record<string, string> = { critical: '1;31', warning: '1;33', info: '1;36' }
+  return { severity: (s) => sgr(SEVERITY[s] ?? '1', s.toUpperCase()), dim: (t) => sgr('2', t) }
+}
+
+/** The evidence a cause shows compactly: its own condition's events first, then consequences, in time order. */
+function tellingEvidence(evidence: readonly Evidence[]): Evidence[] {
+  const own = evidence.filter((e) => !e.consequence)
+  const picked = own.length >= COMPACT_EVIDENCE ? own.slice(-COMPACT_EVIDENCE) : [...own, ...evidence.filter((e) => e.consequence).slice(0, COMPACT_EVIDENCE - own.length)]
+  return picked.sort((a, b) => a.at - b.at)
+}
+
+function renderCause(c: Cause, rank: number, multiDay: boolean, verbose: boolean, paint: Paint): string[] {
   const lines: string[] = []
   const labels = Object.entries(c.labels).map(([k, v]) => `${k}=${v}`).join(' ')
   const explained = c.explainedBy?.length ? ` (a consequence of ${c.explainedBy.join(', ')})` : ''
-  lines.push(`${rank}. ${c.severity.toUpperCase()}  ${c.cause}${explained}`)
+  lines.push(`${rank}. ${paint.severity(c.severity)}  ${c.cause}${explained}`)
+  if (!verbose) {
+    const times = c.matches && c.matches > 1 ? `, matched ${c.matches} times` : ''
+    lines.push(paint.dim(`   rule ${c.ruleId}${labels ? ` {${labels}}` : ''} · at ${stamp(c.matchedAt, multiDay)}${times}${c.explainsRules.length ? ` · explains ${c.explainsRules.join(', ')}` : ''}`))
+    if (c.advise) lines.push(`   advise: ${c.advise}`)
+    for (const r of c.run) lines.push(`   next: ${r}`)
+    const shown = tellingEvidence(c.evidence)
+    if (shown.length) {
+      lines.push(`   evidence${shown.length < c.evidence.length ? ` (${shown.length} of ${c.evidence.length + (c.consequencesOmitted ?? 0)})` : ''}:`)
+      lines.push(...renderEvidence(shown, multiDay, '     '))
+    }
+    return lines
+  }
   const p = c.scoreParts
   const scoreText = p
     ? `score ${fmt(c.score)} = ${c.severity} ${p.severity} + ${c.corroboration} signals ${p.corroboration} + recency ${fmt(p.recency)}${p.explains ? ` + explains ${fmt(p.explains)}` : ''}`

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { checkZone, describeIngest, ingestSources, readBrokerId, readBrokerPaths, type IngestResult } from './replay.js'
 
 const USAGE = `usage: kafka-why why [<broker>] [--since 1h] [--at TIME] [--replay paths] [--broker ID=PATH] [--tz ZONE]
-                     [--rules dir] [--cluster name] [--json]
+                     [--rules dir] [--cluster name] [--verbose] [--json]
 
 Prints the ranked diagnosis of one broker: causes with their evidence timelines, near misses, and what
 is abnormal when no rule matched. Reads Redis when REDIS_URL is set, else the embedded store.
@@ -25,6 +25,7 @@ is abnormal when no rule matched. Reads Redis when REDIS_URL is set, else the em
                     default: the offset another file of the set carries, else UTC
   --rules dir       rule files (*.rules), default ./rules
   --cluster name    the broker's cluster, when the store knows several
+  --verbose, -v     everything: scores, every evidence line and consequence, near-miss evidence
   --json            the Diagnosis as JSON`
 
 /** `kafka-why why <broker>`: the ranked diagnosis of one broker. */
@@ -38,6 +39,7 @@ export async function run(argv: string[]): Promise<number> {
     rules: { type: 'string', default: 'rules' },
     cluster: { type: 'string' },
     json: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', short: 'v', default: false },
   })
   if (typeof args === 'number') return args
   if (args.positionals.length > 1) return usageError(`why takes one broker, got ${args.positionals.join(' ')}`)
@@ -95,7 +97,7 @@ export async function run(argv: string[]): Promise<number> {
     const diagnosis = await diagnose(rules, store, { cluster, broker: broker!, from, to: now, now })
     if (args.values.json) console.log(JSON.stringify(diagnosis, null, 2))
     else {
-      console.log(renderDiagnosis(diagnosis))
+      console.log(renderDiagnosis(diagnosis, { verbose: args.values.verbose, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR }))
       if (ingest && !diagnosis.causes.some((c) => c.severity !== 'info') && !diagnosis.unexplained?.length) console.log(nothingAbnormal(ingest, window))
     }
     return 0

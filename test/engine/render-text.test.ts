@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderDiagnosis } from '../../cli/render-text.js'
+import { renderDiagnosis, type TextRenderOptions } from '../../cli/render-text.js'
 import { diagnose } from '../../engine/diagnose.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import type { Signal } from '../../signals/signal.js'
@@ -14,10 +14,10 @@ rule stw severity critical
 rule shrinks when count(isr.shrink) over 1m > 1 then cause "shrinks"
 rule gc when zk.session_timeout within 5s of gc.pause > 2s then cause "gc"`)
 
-async function render(signals: Signal[]): Promise<string> {
+async function render(signals: Signal[], opts: TextRenderOptions = { verbose: true }): Promise<string> {
   const store = new MemoryStore()
   await store.append(signals)
-  return renderDiagnosis(await diagnose(RULES, store, { cluster: 'c', broker: '1', from: 0, to: 3_600_000, now: 3_600_000, record: false }))
+  return renderDiagnosis(await diagnose(RULES, store, { cluster: 'c', broker: '1', from: 0, to: 3_600_000, now: 3_600_000, record: false }), opts)
 }
 
 describe('cli/render-text', () => {
@@ -57,5 +57,34 @@ describe('cli/render-text', () => {
     expect(text).toContain('Near misses (part of a rule held):')
     expect(text).toContain('  - [gc] a ZooKeeper session timeout (7.77s) at 00:00:10, but no gc.pause > 2s within 5s')
     expect(text).toContain('Abnormal in the window:\n  - 1 × a GC pause, last at 00:00:11; worst 900ms at 00:00:11')
+  })
+
+  it('shows a person at 3 a.m. the causes, three telling lines each, consequences and near misses in one line', async () => {
+    const signals: Signal[] = [
+      sig('safepoint.sync', 3, 40),
+      sig('safepoint.sync', 5, 60),
+      sig('safepoint.sync', 7, 3301),
+      { ...sig('zk.session_timeout', 10, 7768), text: 'WARN Client session timed out, have not heard from server in 7768ms' },
+      ...[12, 13, 14, 15].map((t) => sig('isr.shrink', t, undefined, { topic: 'orders' })),
+    ]
+    const text = await render(signals, {})
+    const lines = text.split('\n')
+    expect(lines).toContain('1. CRITICAL  JVM pause (3.3s) on broker 1')
+    expect(text).not.toMatch(/score \d/)
+    expect(lines).toContain('2. WARNING  shrinks (a consequence of stw)')
+    // the consequence cause is one line: its rule line and evidence are not repeated
+    expect(lines[lines.indexOf('2. WARNING  shrinks (a consequence of stw)') + 1]).toBe('')
+    const head = lines.indexOf('1. CRITICAL  JVM pause (3.3s) on broker 1')
+    const evidence = lines.slice(head).filter((l) => /^ {5}(↳ | {2})\d\d:/.test(l))
+    expect(evidence.map((l) => l.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual(['00:00:07.000 safepoint.sync 3.3s', '00:00:10.000 zk.session_timeout 7.77s', '↳ 00:00:12.000 isr.shrink'])
+    expect(lines).toContain('   evidence (3 of 6):')
+    expect(text).toContain('(--verbose: scores, every evidence line and consequence, near-miss evidence)')
+    expect(text).not.toContain('\x1b[')
+    expect(await render(signals, { color: true })).toContain('\x1b[1;31mCRITICAL\x1b[0m')
+    const near = await render([sig('zk.session_timeout', 10, 7768), sig('gc.pause', 11, 900, { kind: 'young' })], {})
+    const nearLines = near.split('\n')
+    const at = nearLines.indexOf('Near misses (part of a rule held):')
+    const block = nearLines.slice(at + 1, nearLines.indexOf('', at))
+    expect(block.map((l) => /^ {2}- \[(\w+)\] a ZooKeeper session timeout/.exec(l)?.[1]).sort()).toEqual(['gc', 'stw'])
   })
 })
