@@ -1,17 +1,16 @@
-import type { Draft, LogRecord, Matcher } from './matchers.js'
-import type { LogFormat } from './types.js'
+import { CATALOGUE } from '../../signals/catalogue.js'
+import type { Draft, LogRecord } from './matchers.js'
 
 /**
- * Matcher rows for whole families of ERROR/FATAL statements, chosen by the class that logs them rather
+ * Signals for whole families of ERROR/FATAL statements, chosen by the class that logs them rather
  * than by their wording: the wording catalogue (adapters/logs/wording/) lists hundreds of error
  * templates per Kafka release, and what a diagnosis first needs from one it has no row for is which
  * part of the broker failed: the controller, the Raft quorum, the log layer, a follower's fetcher, the
- * group coordinator. Rows with exact wording (matchers.ts, failure-matchers.ts) still give their own,
- * more precise signals; these rows only name the component, with the partition, group or dir the line
- * names when it names one.
+ * group coordinator. The parser asks here only when no row with exact wording (matchers.ts and the
+ * tables it splices in) matched the record, so a line gives its precise signal or, failing that, the
+ * component's, with the partition, group or dir the line names when it names one.
  */
 
-const KAFKA_CLIENT: readonly LogFormat[] = ['kafka', 'client']
 
 /** One family: the logger prefixes it owns (as log4j prints them) and the signal it yields. */
 type Family = {
@@ -20,8 +19,6 @@ type Family = {
   loggers: readonly string[]
   /** Exact loggers (no package prefix), e.g. `state.change.logger`. */
   exact?: readonly string[]
-  /** Messages another row already turns into this same signal, skipped here so one line is one signal. */
-  skip?: RegExp
 }
 
 /** "events-3" -> topic and partition (topics may contain dashes; the partition is last). */
@@ -41,25 +38,22 @@ export function componentOf(logger: string): string {
 
 const SEVERE = new Set(['ERROR', 'FATAL'])
 
-/**
- * The prefilter: the level as every supported layout prints it before an ERROR/FATAL message —
- * "] ERROR " (Kafka's shipped layout) or ",123 ERROR " (the ISO layouts end the time in a digit).
- * Eight characters each, so the literal scanner keeps skipping; INFO lines of the same classes never
- * reach this row.
- */
-const LEVEL_LITERALS: readonly string[] = ['ERROR', 'FATAL'].flatMap((l) => [`] ${l} `, ...'0123456789'.split('').map((d) => `${d} ${l} `)])
-
 /** The family that owns a logger: the first whose prefix or exact name fits. */
 function familyOf(logger: string): Family | undefined {
   for (const f of FAMILIES) if (f.loggers.some((p) => logger.startsWith(p)) || (f.exact ?? []).includes(logger)) return f
   return undefined
 }
 
-function buildDraft(rec: LogRecord): Draft | undefined {
+/**
+ * The component signal of an ERROR or FATAL record whose logger a family owns (C1-C15 below), for a
+ * record no exact-wording row matched. The generic prefilter reads every ERROR/FATAL record, so this
+ * needs no trigger literal of its own.
+ */
+export function componentDraft(rec: LogRecord): Draft | undefined {
   const { level, logger, message } = rec.header
   if (!level || !SEVERE.has(level) || !logger) return undefined
   const f = familyOf(logger)
-  if (!f || f.skip?.test(message)) return undefined
+  if (!f) return undefined
   const labels: Record<string, string> = { component: componentOf(logger) }
   const tp = topicPartitionOf(message)
   if (tp) Object.assign(labels, tp)
@@ -67,6 +61,9 @@ function buildDraft(rec: LogRecord): Draft | undefined {
   if (dir) labels.dir = dir
   const group = /\bgroup ([A-Za-z0-9._-]+)/.exec(message)?.[1]
   if (group && f.signal.startsWith('group.')) labels.group = group
+  // Only the labels the catalogue declares for that signal (a network error naming a partition keeps none).
+  const declared: readonly string[] = (CATALOGUE as Record<string, { labels: readonly string[] }>)[f.signal]?.labels ?? []
+  for (const k of Object.keys(labels)) if (!declared.includes(k)) delete labels[k]
   return { name: f.signal, labels }
 }
 
@@ -90,8 +87,7 @@ const FAMILIES: readonly Family[] = [
     loggers: ['org.apache.kafka.image.', 'org.apache.kafka.metadata.', 'kafka.server.metadata.'],
   },
   // C4. Kafka 0.10-4.x followers' fetchers (AbstractFetcherThread, ReplicaFetcherThread,
-  //     ReplicaAlterLogDirsThread, ReplicaFetcherBlockingSend, the fetcher managers). "Error for partition"
-  //     has its own row (matchers.ts, with the leader) and is skipped here.
+  //     ReplicaAlterLogDirsThread, ReplicaFetcherBlockingSend, the fetcher managers).
   {
     signal: 'replica.fetch_error',
     loggers: [
@@ -105,7 +101,6 @@ const FAMILIES: readonly Family[] = [
       'kafka.server.RemoteLeaderEndPoint',
       'kafka.server.LocalLeaderEndPoint',
     ],
-    skip: /Error for partition /,
   },
   // C5. Kafka 0.10-4.x log layer (kafka.log.*: Log/UnifiedLog, LogManager, LogCleaner, LogSegment, the
   //     indexes; 3.6-4.x org.apache.kafka.storage.*, remote storage), LogDirFailureChannel excluded (its own row).
@@ -151,12 +146,12 @@ const FAMILIES: readonly Family[] = [
     signal: 'txn.coordinator_error',
     loggers: ['kafka.coordinator.transaction.', 'org.apache.kafka.coordinator.transaction.', 'kafka.server.AddPartitionsToTxnManager'],
   },
-  // C10. ZooKeeper 3.4-3.8 server side (org.apache.zookeeper.server.*: the quorum peers, the request
+  // C9. ZooKeeper 3.4-3.8 server side (org.apache.zookeeper.server.*: the quorum peers, the request
   //      processors, snapshots and the transaction log), in a ZooKeeper ensemble's own log.
   { signal: 'zk.server_error', loggers: ['org.apache.zookeeper.server.'] },
-  // C9. The broker's ZooKeeper client: Kafka 1.1-3.x kafka.zookeeper.ZooKeeperClient, kafka.zk.*
+  // C10. The broker's ZooKeeper client: Kafka 1.1-3.x kafka.zookeeper.ZooKeeperClient, kafka.zk.*
   //     (KafkaZkClient, ZkData), 0.10 kafka.utils.ZkUtils; ZooKeeper 3.4-3.8 client classes
-  //     (ClientCnxn, ZooKeeper, Login, the SASL client) — ZooKeeper's server side is C10.
+  //     (ClientCnxn, ZooKeeper, Login, the SASL client) — ZooKeeper's server side is C9.
   {
     signal: 'zk.client_error',
     loggers: [
@@ -241,14 +236,6 @@ const FAMILIES: readonly Family[] = [
   // C15. Kafka clients 0.10-4.x inside brokers and applications (org.apache.kafka.clients.*: the producer,
   //      the consumer and its coordinator, the admin client, NetworkClient, metadata).
   { signal: 'client.error', loggers: ['org.apache.kafka.clients.', 'kafka.consumer.', 'kafka.producer.'] },
-]
-
-/**
- * C0. One row for every family: an ERROR or FATAL record whose logger a family owns yields that
- * family's signal. Spliced into MATCHERS after the rows with exact wording.
- */
-export const COMPONENT_MATCHERS: readonly Matcher[] = [
-  { literals: LEVEL_LITERALS, scope: 'message', formats: KAFKA_CLIENT, re: /^/, build: (_m, rec) => buildDraft(rec) },
 ]
 
 /** The signal each family yields, for the catalogue test and the docs. */

@@ -1,7 +1,6 @@
 import { encodeVersion } from '../../signals/units.js'
 import { errnoLabels, errnoMatcher, JVM_OS_MATCHERS, OOM_RE, oomKind } from './jvm-os-matchers.js'
 import { FAILURE_MATCHERS } from './failure-matchers.js'
-import { COMPONENT_MATCHERS } from './component-matchers.js'
 import { LiteralScanner } from './literal-scanner.js'
 import { SESSION_MATCHERS } from './session-matchers.js'
 import type { Header } from './layout.js'
@@ -554,8 +553,6 @@ export const MATCHERS: readonly Matcher[] = [
   ...FAILURE_MATCHERS,
   // S1-S4. Session timeouts: ZooKeeper client connect and grant lines, the KafkaConfig dump (session-matchers.ts).
   ...SESSION_MATCHERS,
-  // C0. Any other ERROR/FATAL record, by the component that logged it (component-matchers.ts).
-  ...COMPONENT_MATCHERS,
 ]
 
 const secs = (t: string) => Math.round(Number(t.replace(',', '.')) * 1e9) / 1e6

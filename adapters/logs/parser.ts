@@ -1,4 +1,5 @@
 import type { Signal } from '../../signals/signal.js'
+import { componentDraft } from './component-matchers.js'
 import { GENERIC_SIGNALS, GENERIC_TEXT_MAX, genericDraft, genericPrefilter, type GenericPrefilter } from './generic.js'
 import { detectFormat, detectLayout, detectWrapper, isHeaderAt, readHeader, readJvmHeader, unwrapLine } from './layout.js'
 import { brokerNamedIn, matchersFor, mayMatch, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
@@ -348,6 +349,9 @@ export class LogParser {
     this.stats.records++
     const rec: LogRecord = { header, lines }
     const drafts = this.match(rec, at)
+    // No row knows the wording: an ERROR/FATAL record still names the component that failed.
+    const component = drafts.length === 0 ? componentDraft(rec) : undefined
+    if (component) drafts.push(component)
     const generic = genericDraft(rec, drafts.map((d) => d.name))
     if (generic) drafts.push(generic)
     if (header.at !== undefined) this.stampSeen(header.at, out)

@@ -246,6 +246,9 @@ function templateOf(src: string, masked: string, from: number, to: number, scala
 }
 
 function piece(src: string, masked: string, a: number, b: number, scala: boolean): string {
+  // A Java message supplier: () -> "…" + x
+  const supplier = /^\(\)\s*->\s*/.exec(src.slice(a, b))
+  if (supplier) return templateOf(src, masked, a + supplier[0].length, b, scala)
   const text = src.slice(a, b)
   // Parenthesised sub-expression: ("a" + b)
   if (src[a] === '(' && closing(masked, a) === b - 1) return templateOf(src, masked, a + 1, b - 1, scala)
@@ -417,6 +420,7 @@ export function extractStatements(src: string, file: string): Statement[] {
     const prefix: Statement['prefix'] = viaField?.context ? 'logContext' : logIdent ? 'logIdent' : '-'
     out.push({ level: LEVEL_OF[m[2]], logger, template, throwable, prefix })
   }
+  out.push(...logDirFailureMessages(src, masked, scala))
   return out
 }
 
@@ -440,6 +444,30 @@ function localDefinition(src: string, masked: string, name: string, at: number, 
     }
   }
   return undefined
+}
+
+/**
+ * Kafka's log layer hands the message of a failed disk operation to LogDirFailureChannel, which logs it
+ * at ERROR with the IOException: `maybeHandleIOException(s"Error while appending records to $tp in dir
+ * ${dir.getParent}") {…}` (1.0+), `() -> "…"` suppliers in 3.7+ Java, and
+ * `logDirFailureChannel.maybeAddOfflineLogDir(dir, s"…", e)`. Those messages are statements of that class.
+ */
+export const LOG_DIR_FAILURE_CHANNEL = '@LogDirFailureChannel'
+
+function logDirFailureMessages(src: string, masked: string, scala: boolean): Statement[] {
+  const out: Statement[] = []
+  for (const m of masked.matchAll(/\b(maybeHandleIOException|maybeAddOfflineLogDir)\s*\(/g)) {
+    const open = (m.index as number) + m[0].length - 1
+    const before = masked.slice(Math.max(0, (m.index as number) - 12), m.index)
+    if (/\b(?:def|void)\s+$|<T>\s*T\s+$|\bT\s+$/.test(before)) continue
+    const close = closing(masked, open)
+    if (close < 0) continue
+    const arg = splitTop(masked, open + 1, close, ',').find(([a, b]) => /^\s*(?:\(\)\s*->\s*)?(?:s|f)?"/.test(src.slice(a, b)))
+    if (!arg) continue
+    const template = normalise(templateOf(src, masked, arg[0], arg[1], scala))
+    out.push({ level: 'ERROR', logger: LOG_DIR_FAILURE_CHANNEL, template, throwable: true, prefix: '-' })
+  }
+  return out
 }
 
 /** Identifiers of the receiver before `.level(`: `this.log` -> [this, log]; `stateChangeLogger.withControllerEpoch(e)` too. */

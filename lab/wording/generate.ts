@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { COMPONENT_SIGNALS } from '../../adapters/logs/component-matchers.js'
 import { parseLogText } from '../../adapters/logs/parser.js'
 import { escapeField, parseWordingTable, WORDING_COLUMNS, type WordingEntry } from '../../adapters/logs/wording/lookup.js'
-import { extractStatements, type Statement } from './extract.js'
+import { extractStatements, LOG_DIR_FAILURE_CHANNEL, type Statement } from './extract.js'
 import { GENERIC_SIGNALS, renderLine } from './render.js'
 import { fetchSourcesJar, readSources, RELEASES, type Release } from './sources.js'
 
@@ -81,6 +81,7 @@ function mine(product: Release['product'], log: (m: string) => void): { rows: Ro
   releases.forEach((rel, vi) => {
     let files = 0
     let found = 0
+    const statements: Statement[] = []
     for (const module of rel.modules) {
       const jar = fetchSourcesJar(rel.group, module, rel.version)
       if (jar === undefined) {
@@ -89,20 +90,24 @@ function mine(product: Release['product'], log: (m: string) => void): { rows: Ro
       }
       for (const { name, text } of readSources(jar)) {
         files++
-        for (const s of extractStatements(text, name)) {
-          if (!keep(s)) continue
-          found++
-          const key = `${s.level}\t${s.logger}\t${s.template}`
-          let row = byKey.get(key)
-          if (!row) {
-            row = { level: s.level as Row['level'], logger: s.logger, template: s.template, throwable: false, prefix: '-', versions: new Set() }
-            byKey.set(key, row)
-          }
-          row.throwable ||= s.throwable
-          if (row.prefix === '-') row.prefix = s.prefix
-          row.versions.add(vi)
-        }
+        statements.push(...extractStatements(text, name))
       }
+    }
+    // Messages handed to LogDirFailureChannel are logged under that class's name in this release.
+    const channel = statements.find((s) => s.logger.endsWith('.LogDirFailureChannel'))?.logger ?? 'kafka.server.LogDirFailureChannel'
+    for (const s0 of statements) {
+      const s = s0.logger === LOG_DIR_FAILURE_CHANNEL ? { ...s0, logger: channel } : s0
+      if (!keep(s)) continue
+      found++
+      const key = `${s.level}\t${s.logger}\t${s.template}`
+      let row = byKey.get(key)
+      if (!row) {
+        row = { level: s.level as Row['level'], logger: s.logger, template: s.template, throwable: false, prefix: '-', versions: new Set() }
+        byKey.set(key, row)
+      }
+      row.throwable ||= s.throwable
+      if (row.prefix === '-') row.prefix = s.prefix
+      row.versions.add(vi)
     }
     log(`${product} ${rel.version}: ${files} source files, ${found} statements kept`)
   })

@@ -83,10 +83,17 @@ type Compiled = {
 /** Counts lookups, so marking a template tried needs no per-lookup set. */
 let epoch = 0
 
-/** Leading characters a template shares with its messages, used as the index key. */
-const HEAD = 6
-/** A template with fewer literal characters than this ("{}", "{}: {}") only matches under its own logger. */
-const MIN_GLOBAL_LITERAL = 3
+/**
+ * Lengths of leading text used as index keys, longest first: a template is filed under the longest
+ * its leading literal has, so "Error while appending records to {}" does not share a bucket with the
+ * 260 other templates that start with "Error ".
+ */
+const HEADS = [24, 12, 6] as const
+const HEAD = HEADS[HEADS.length - 1]
+/** A template with fewer literal characters than this ("{}", "{} failed") only matches under its own logger. */
+const MIN_GLOBAL_LITERAL = 8
+/** Nor does one whose longest literal is shorter than this (" in ", " to " occur in any line). */
+const MIN_ANCHOR = 5
 /** At most this many "[…] " log-context prefixes are skipped in front of a message. */
 const MAX_PREFIXES = 3
 
@@ -156,9 +163,10 @@ function buildIndex(entries: WordingEntry[]): Index {
     const own = byLogger.get(entry.logger)
     if (own) own.push(c)
     else byLogger.set(entry.logger, [c])
-    if (c.literalChars < MIN_GLOBAL_LITERAL || c.anchor.length < MIN_GLOBAL_LITERAL) continue
+    if (c.literalChars < MIN_GLOBAL_LITERAL || c.anchor.length < MIN_ANCHOR) continue
     if (c.parts[0].length >= HEAD) {
-      const key = c.parts[0].slice(0, HEAD)
+      const len = HEADS.find((h) => c.parts[0].length >= h) as number
+      const key = c.parts[0].slice(0, len)
       const list = byHead.get(key)
       if (list) list.push(c)
       else byHead.set(key, [c])
@@ -167,6 +175,9 @@ function buildIndex(entries: WordingEntry[]): Index {
       looseCount++
     }
   }
+  // Most specific first: once one matches, the rest of a list is passed over on its score.
+  const bySpecificity = (a: Compiled, b: Compiled) => b.literalChars - a.literalChars
+  for (const list of [...byLogger.values(), ...byHead.values(), ...loose]) list?.sort(bySpecificity)
   return { entries, byLogger, byHead, loose, looseCount }
 }
 
@@ -261,8 +272,11 @@ export function findTemplate(message: string, logger?: string): WordingEntry | u
     if (own) for (const c of own) consider(c, 5)
   }
   for (const s of begins) {
-    const list = ix.byHead.get(msg.slice(s, s + HEAD))
-    if (list) for (const c of list) consider(c, 0)
+    for (const h of HEADS) {
+      if (msg.length - s < h) continue
+      const list = ix.byHead.get(msg.slice(s, s + h))
+      if (list) for (const c of list) consider(c, 0)
+    }
   }
   if (ix.looseCount > 0) {
     // One slide over the line finds the templates whose anchor starts somewhere in it; each is tried once.
