@@ -140,7 +140,7 @@ export const CATALOGUE = {
   'kraft.quorum_transition': ev('none', ['state'], 'a KRaft voter changed role ("Completed transition to CandidateState(…)"); state = candidate | leader | follower | unattached | voted | resigned | prospective'),
   'auth.failed': ev('none', ['from', 'kind'], 'a connection failed authentication ("Failed authentication with /ip (SSL handshake failed)"); kind = tls | sasl'),
   'tls.cert_expired': ev('none', [], 'a TLS certificate in the chain has expired (JDK "CertificateExpiredException: NotAfter: …", alert certificate_expired)'),
-  'client.connect_failed': ev('none', ['node', 'address', 'via'], 'a client could not connect to a broker ("Connection to node N (host/ip:port) could not be established"); via = bootstrap (node < 0) | advertised'),
+  'client.connect_failed': ev('none', ['node', 'address', 'via', 'from'], 'a client could not connect to a broker ("Connection to node N (host/ip:port) could not be established"); via = bootstrap (node < 0) | advertised; from = consumer | producer | admin | broker (the broker\'s own channels)'),
   'client.leader_epoch_error': ev('none', ['topic', 'partition', 'kind'], 'FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH at a client or follower (KIP-320 metadata behind or ahead of the broker); kind = fenced | unknown'),
   'fetch.session_error': ev('none', ['node', 'error'], 'a fetch session was refused ("Node N was unable to process the fetch request with (sessionId=…, epoch=…): INVALID_FETCH_SESSION_EPOCH.")'),
   'isr.stale_zk_version': ev('none', TP, 'a leader\'s ISR update lost to a newer ZooKeeper write ("Cached zkVersion [V] not equal to that in zookeeper, skip updating ISR")'),

@@ -41,6 +41,16 @@ export function threadKind(name: string): string {
   return 'other'
 }
 
+/**
+ * Who logged a NetworkClient line, from its prefix: an application's consumer, producer or admin client, or
+ * the broker's own inter-broker clients (controller channel, fetchers, forwarding), which say nothing about
+ * the addresses applications are given.
+ */
+export function clientKind(message: string): string {
+  const m = /\[(Consumer|Producer|AdminClient|Admin) clientId=/.exec(message)
+  return m ? (m[1] === 'Consumer' ? 'consumer' : m[1] === 'Producer' ? 'producer' : 'admin') : 'broker'
+}
+
 /** Known-bug wording: an id a rule filters on (`log.signature{id="…"}`), the literal and the pattern. */
 type Signature = { id: string; literal: string; re: RegExp }
 
@@ -225,13 +235,17 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
   },
   // F16. Clients 1.0-2.x NetworkClient "Connection to node N could not be established. Broker may not be
   //      available." (2.1+ names the address: "Connection to node 1 (kafka-1/10.0.0.7:9092) …"); 3.x-4.x
-  //      "… Node may not be available.". Node ids below 0 are bootstrap addresses, others advertised ones.
+  //      "… Node may not be available.". Node ids below 0 are bootstrap addresses, others advertised ones;
+  //      `from` tells an application's client from the broker's own channels.
   {
     literals: ['could not be established'],
     scope: 'message',
     formats: KAFKA_CLIENT,
     re: /Connection to node (-?\d+)(?: \(([^)]*)\))? could not be established/,
-    build: (m) => ({ name: 'client.connect_failed', labels: { node: m[1], ...(m[2] ? { address: m[2] } : {}), via: Number(m[1]) < 0 ? 'bootstrap' : 'advertised' } }),
+    build: (m, r) => ({
+      name: 'client.connect_failed',
+      labels: { node: m[1], ...(m[2] ? { address: m[2] } : {}), via: Number(m[1]) < 0 ? 'bootstrap' : 'advertised', from: clientKind(r.header.message) },
+    }),
   },
   // F17. Clients and brokers 2.1-4.x (KIP-320): errors FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH and their
   //      exceptions FencedLeaderEpochException / UnknownLeaderEpochException, by name as Errors and the

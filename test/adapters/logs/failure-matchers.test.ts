@@ -127,12 +127,12 @@ const rows: Row[] = [
   [
     'clients 3.9 NetworkClient: an advertised address that cannot be reached',
     '[2024-05-01 10:00:00,000] WARN [Consumer clientId=c-1, groupId=g] Connection to node 1 (kafka-1.internal/10.0.4.11:9092) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)',
-    [{ name: 'client.connect_failed', labels: { node: '1', address: 'kafka-1.internal/10.0.4.11:9092', via: 'advertised' } }],
+    [{ name: 'client.connect_failed', labels: { node: '1', address: 'kafka-1.internal/10.0.4.11:9092', via: 'advertised', from: 'consumer' } }],
   ],
   [
     'clients 1.1 NetworkClient: the bootstrap address cannot be reached',
     '[2018-03-01 10:00:00,000] WARN [Consumer clientId=c-1, groupId=g] Connection to node -1 could not be established. Broker may not be available. (org.apache.kafka.clients.NetworkClient)',
-    [{ name: 'client.connect_failed', labels: { node: '-1', via: 'bootstrap' } }],
+    [{ name: 'client.connect_failed', labels: { node: '-1', via: 'bootstrap', from: 'consumer' } }],
   ],
   [
     'clients 2.1-4.x FetchSessionHandler',
@@ -208,6 +208,11 @@ const rows: Row[] = [
     '[2018-09-01 10:00:00,000] ERROR [Consumer clientId=c-1, groupId=g] Error while processing fetched data (org.apache.kafka.clients.consumer.internals.Fetcher)\n' +
       'org.apache.kafka.common.KafkaException: Record for partition events-49 at offset 2911287689 is invalid, cause: Record is corrupt (stored crc = 3580880396, computed crc = 1701403171)',
     [{ name: 'record.corrupt', labels: { topic: 'events', partition: '49' } }],
+  ],
+  [
+    'Kafka 3.9 controller channel to a stopped broker (lab recording wording)',
+    '[2026-11-29 20:23:54,883] WARN [Controller id=1, targetBrokerId=1] Connection to node 1 (/127.0.0.1:46225) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)',
+    [{ name: 'client.connect_failed', labels: { node: '1', address: '/127.0.0.1:46225', via: 'advertised', from: 'broker' } }],
   ],
 ]
 
