@@ -14,7 +14,8 @@ export type DigestOutput = { message: BotMessage; chart: Buffer }
 
 /** Builds, renders and charts one cluster's digest ending at `now`. */
 export async function digestFor(ctx: BotContext, cluster: string, now: number): Promise<DigestOutput> {
-  const report = await buildDigest(ctx.store, { cluster, from: now - DIGEST_WINDOW_MS, to: now, now })
+  const severity = new Map(ctx.rules.rules.map((r) => [r.name ?? r.id, r.severity as string]))
+  const report = await buildDigest(ctx.store, { cluster, from: now - DIGEST_WINDOW_MS, to: now, now, severityOf: (id) => severity.get(id) })
   const chart = renderChart(report.chart, { from: report.from, to: report.to, formatTick: (ms) => formatTime(ms, ctx.config.timeZone).slice(0, 5) })
   return { message: renderDigest(report, { timeZone: ctx.config.timeZone }), chart }
 }

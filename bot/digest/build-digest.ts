@@ -12,8 +12,10 @@ import type { ChartPanel, ChartPoint } from './chart.js'
 /** One broker's day in the numbers an SRE checks first. */
 export type BrokerHealth = {
   broker: string
-  /** Minutes during which the broker reported at least one under-replicated partition. */
-  underReplicatedMinutes: number
+  /** Time during which the broker reported at least one under-replicated partition, in ms (not rounded: 40 s is not "0 min"). */
+  underReplicatedMs: number
+  /** The most under-replicated partitions it reported at once, the peak the chart shows. */
+  underReplicatedMax: number
   isrShrinks: number
   gcPauseP99Ms?: number
   gcPauses: number
@@ -34,8 +36,11 @@ export type GroupChurn = { group: string; rebalances: number; memberFailures: nu
 /** A configuration value worth a second look, with why it matters. */
 export type ConfigSmell = { broker?: string; topic?: string; key: string; value: string; why: string }
 
-/** A cause diagnosed during the day, counted across `why` calls and alerts. */
-export type TopDiagnosis = { ruleId: string; cause: string; severity: string; count: number; brokers: string[]; lastAt: number }
+/**
+ * A cause of the day: `fired` counts the alerts that fired in the window (what happened, whether or
+ * not anyone asked); `asked` the `why` answers that named it without an alert.
+ */
+export type TopDiagnosis = { ruleId: string; cause: string; severity: string; fired: number; asked: number; brokers: string[]; lastAt: number }
 
 /** Everything the digest shows, as data; rendered by bot/render/digest.ts. */
 export type DigestReport = {
@@ -52,7 +57,14 @@ export type DigestReport = {
 }
 
 /** The digest's scope; time is passed in so the job never reads the clock. */
-export type DigestWindow = { cluster: string; from: number; to: number; now: number }
+export type DigestWindow = {
+  cluster: string
+  from: number
+  to: number
+  now: number
+  /** A rule's severity, for alerts (their records keep no severity); default "warning". */
+  severityOf?: (ruleId: string) => string | undefined
+}
 
 const DIGEST_SIGNALS = [
   'partitions.under_replicated',
@@ -98,7 +110,8 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     const slope = floorTrend(heap, w.to - w.from)
     healths.push({
       broker,
-      underReplicatedMinutes: Math.round(underReplicatedMs(urp, w.to) / 60_000),
+      underReplicatedMs: underReplicatedMs(urp, w.to),
+      underReplicatedMax: urp.reduce((m, s) => (isNumber(s.value) && s.value > m ? s.value : m), 0),
       isrShrinks: (by.get('isr.shrink') ?? []).length,
       gcPauses: gc.length,
       gcPauseP99Ms: gc.length ? percentile(gc, 0.99) : undefined,
@@ -125,17 +138,34 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
   }
   for (const smell of findSmells(await store.facts(w.cluster), undefined)) smells.push(smell)
 
-  const diagnoses = (await store.recentDiagnoses(w.from)).filter((d) => d.cluster === w.cluster && d.at >= w.from && d.at <= w.to)
   const top = new Map<string, TopDiagnosis>()
-  for (const d of diagnoses) {
-    const entry = top.get(d.ruleId) ?? { ruleId: d.ruleId, cause: d.cause, severity: d.severity, count: 0, brokers: [], lastAt: d.at }
-    entry.count++
-    if (!entry.brokers.includes(d.broker)) entry.brokers.push(d.broker)
-    if (d.at >= entry.lastAt) {
-      entry.lastAt = d.at
-      entry.cause = d.cause
+  const entry = (ruleId: string, cause: string, severity: string, at: number) => {
+    let e = top.get(ruleId)
+    if (!e) top.set(ruleId, (e = { ruleId, cause, severity, fired: 0, asked: 0, brokers: [], lastAt: at }))
+    if (at >= e.lastAt) {
+      e.lastAt = at
+      e.cause = cause
     }
-    top.set(d.ruleId, entry)
+    return e
+  }
+  const fired = (await store.listAlerts()).filter((a) => a.cluster === w.cluster && a.firedAt !== undefined && a.firedAt >= w.from && a.firedAt <= w.to)
+  for (const a of fired) {
+    const e = entry(a.ruleId, a.summary ?? a.ruleId, w.severityOf?.(a.ruleId) ?? 'warning', a.firedAt!)
+    e.fired++
+    if (a.broker !== undefined && !e.brokers.includes(a.broker)) e.brokers.push(a.broker)
+  }
+  const diagnoses = (await store.recentDiagnoses(w.from)).filter((d) => d.cluster === w.cluster && d.at >= w.from && d.at <= w.to)
+  for (const d of diagnoses) {
+    const e = top.get(d.ruleId) ?? entry(d.ruleId, d.cause, d.severity, d.at)
+    if (e.fired === 0) {
+      e.asked++
+      e.severity = d.severity
+      if (d.at >= e.lastAt) {
+        e.lastAt = d.at
+        e.cause = d.cause
+      }
+    }
+    if (!e.brokers.includes(d.broker)) e.brokers.push(d.broker)
   }
 
   return {
@@ -146,7 +176,7 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     brokers: healths,
     groups: [...groups.values()].sort((a, b) => b.rebalances - a.rebalances || a.group.localeCompare(b.group)),
     smells: dedupeSmells(smells),
-    topDiagnoses: [...top.values()].sort((a, b) => b.count - a.count || b.lastAt - a.lastAt).slice(0, 10),
+    topDiagnoses: [...top.values()].sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || b.fired - a.fired || b.asked - a.asked || b.lastAt - a.lastAt).slice(0, 10),
     chart: [
       { title: 'heap after GC', dimension: 'bytes', series: heapSeries },
       { title: 'JVM pauses: GC and safepoint (max)', dimension: 'duration', series: gcSeries },
@@ -154,6 +184,11 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     ],
     signalsSeen,
   }
+}
+
+/** critical above warning above info, as the diagnosis ranks them. */
+function severityRank(severity: string): number {
+  return severity === 'critical' ? 3 : severity === 'warning' ? 2 : severity === 'info' ? 1 : 0
 }
 
 /** Config smells an SRE would flag on sight; each names why it matters. */

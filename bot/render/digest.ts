@@ -13,7 +13,7 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
   if (!r.brokers.length) parts.push({ kind: 'section', text: 'No broker reported any signal in this window: check that logs and metrics are being shipped.' })
   for (const b of r.brokers) {
     const flags: string[] = []
-    if (b.underReplicatedMinutes > 0) flags.push('under-replicated')
+    if (b.underReplicatedMs > 0) flags.push('under-replicated')
     if (b.restarts > 0) flags.push(`${b.restarts} restart${b.restarts === 1 ? '' : 's'}`)
     if ((b.heapAfterGcSlopePerHour ?? 0) > 0 && b.heapAfterGcFirst !== undefined && b.heapAfterGcLast !== undefined && b.heapAfterGcLast > b.heapAfterGcFirst * 1.2) flags.push('heap floor rising')
     const icon = flags.length ? ':warning:' : ':white_check_mark:'
@@ -25,7 +25,7 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
       kind: 'section',
       text: `${icon} *Broker ${escapeMrkdwn(b.broker)}*${flags.length ? ` — ${flags.join(', ')}` : ''}`,
       fields: [
-        `*Under-replicated*\n${b.underReplicatedMinutes} min`,
+        `*Under-replicated*\n${b.underReplicatedMs > 0 ? `${formatValue(b.underReplicatedMs, 'duration')} (up to ${b.underReplicatedMax} partition${b.underReplicatedMax === 1 ? '' : 's'})` : 'never'}`,
         `*ISR shrinks*\n${b.isrShrinks}`,
         `*GC pause p99*\n${b.gcPauseP99Ms === undefined ? '–' : `${formatValue(b.gcPauseP99Ms, 'duration')} (${b.gcPauses} pauses)`}`,
         `*Longest safepoint*\n${b.longestSafepointMs === undefined ? '–' : formatValue(b.longestSafepointMs, 'duration')}`,
@@ -49,13 +49,17 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
     parts.push({ kind: 'section', text: `*Config smells*\n${lines.join('\n')}` })
   }
   if (r.topDiagnoses.length) {
-    const lines = r.topDiagnoses.map((d) => `• ${d.count}× \`${escapeMrkdwn(d.ruleId)}\` (${d.severity}) on broker ${escapeMrkdwn(d.brokers.join(', '))}: ${escapeMrkdwn(d.cause)} — last ${formatTime(d.lastAt, opts.timeZone).slice(0, 5)}`)
+    const lines = r.topDiagnoses.map((d) => {
+      const how = d.fired ? `fired ${d.fired}×` : `asked ${d.asked}×`
+      const where = d.brokers.length ? ` on broker ${escapeMrkdwn(d.brokers.join(', '))}` : ''
+      return `• \`${escapeMrkdwn(d.ruleId)}\` (${d.severity}, ${how})${where}: ${escapeMrkdwn(d.cause)} — last ${formatTime(d.lastAt, opts.timeZone).slice(0, 5)}`
+    })
     parts.push({ kind: 'section', text: `*Top diagnoses*\n${lines.join('\n')}` })
   } else {
     parts.push({ kind: 'section', text: '*Top diagnoses*\nNone in this window.' })
   }
   parts.push({ kind: 'context', text: 'Chart: heap after GC, JVM pauses (GC and safepoint) and under-replicated partitions per broker (attached).' })
-  const worst = r.brokers.filter((b) => b.underReplicatedMinutes > 0 || b.restarts > 0).map((b) => b.broker)
+  const worst = r.brokers.filter((b) => b.underReplicatedMs > 0 || b.restarts > 0).map((b) => b.broker)
   const text = `Kafka digest ${r.cluster}: ${r.brokers.length} brokers, ${worst.length ? `attention: broker ${worst.join(', ')}` : 'no broker under-replicated or restarted'}, ${r.topDiagnoses.length} diagnosis kinds, ${r.smells.length} config smells`
   return { text, parts, visibility: 'channel' }
 }

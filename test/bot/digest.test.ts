@@ -84,8 +84,8 @@ describe('bot/digest', () => {
     const r = await buildDigest(store, { cluster: 'prod', from: DAY_START, to: DAY_END, now: DAY_END })
     expect(r.brokers.map((b) => b.broker)).toEqual(['1', '2'])
     const [b1, b2] = r.brokers
-    expect(b1.underReplicatedMinutes).toBe(20)
-    expect(b2.underReplicatedMinutes).toBe(0)
+    expect(b1.underReplicatedMs).toBe(20 * 60_000)
+    expect(b2.underReplicatedMs).toBe(0)
     expect([b1.isrShrinks, b2.isrShrinks]).toEqual([7, 0])
     expect(b1.gcPauseP99Ms).toBe(29)
     expect(b2.gcPauseP99Ms).toBe(15)
@@ -103,7 +103,7 @@ describe('bot/digest', () => {
       ['1', undefined, 'zookeeper.session.timeout.ms', '6000'],
       ['2', 'legacy', 'message.format.version', '0.10.2'],
     ])
-    expect(r.topDiagnoses.map((d) => [d.ruleId, d.count])).toEqual([
+    expect(r.topDiagnoses.map((d) => [d.ruleId, d.asked])).toEqual([
       ['stw_pause_session_expiry', 2],
       ['group_churn', 1],
     ])
@@ -141,5 +141,31 @@ describe('bot/digest', () => {
   it('fits a least-squares slope, and none from a single point', () => {
     expect(leastSquaresSlope([{ at: 0, value: 1 }, { at: 10, value: 21 }, { at: 20, value: 41 }])).toBeCloseTo(2)
     expect(leastSquaresSlope([{ at: 5, value: 1 }])).toBeUndefined()
+  })
+})
+
+describe('bot/digest/build-digest over a recorded incident', () => {
+  it('counts the alerts that fired in its window, most severe first, whether or not anyone asked why', async () => {
+    const { loadIncident, loadRuleSet, replayIncidentAlerts } = await import('../../bot/engine-bridge.js')
+    const store = new MemoryStore()
+    const loaded = await loadIncident(store, 'test/incidents/seed-000-stw-session-expiry')
+    const { rules } = await loadRuleSet(['rules'])
+    const now = loaded.lastAt! + 1000
+    await replayIncidentAlerts(store, rules, loaded.times, now)
+    const severity = new Map(rules.map((r) => [r.name ?? r.id, r.severity as string]))
+    const r = await buildDigest(store, { cluster: 'perf-lab', from: now - 86_400_000, to: now, now, severityOf: (id) => severity.get(id) })
+    expect(r.topDiagnoses[0]).toMatchObject({ ruleId: 'stw_pause_session_expiry', severity: 'critical', fired: 1, asked: 0, brokers: ['1'] })
+    expect(r.topDiagnoses.every((d) => d.fired > 0)).toBe(true)
+  })
+
+  it('tells a 40-second under-replication as 40s with its peak, not "0 min"', async () => {
+    const store = new MemoryStore()
+    const at = DAY_START + 3_600_000
+    await store.append([
+      { name: 'partitions.under_replicated', at, cluster: 'prod', broker: '1', value: 3, source: 'prometheus:b1' },
+      { name: 'partitions.under_replicated', at: at + 40_000, cluster: 'prod', broker: '1', value: 0, source: 'prometheus:b1' },
+    ])
+    const r = await buildDigest(store, { cluster: 'prod', from: DAY_START, to: DAY_END, now: DAY_END })
+    expect(r.brokers[0]).toMatchObject({ underReplicatedMs: 40_000, underReplicatedMax: 3 })
   })
 })
