@@ -245,7 +245,9 @@ function starts(msg: string): number[] {
 
 /**
  * Finds the catalogue template a log message was written from; logger is the text in the trailing
- * "(…)" if any. Templates of that logger win ties; otherwise the match with the most literal text wins.
+ * "(…)" if any. The match with the most literal text wins; templates of that logger get five
+ * characters' head start (a subclass prints its own name for statements it inherits, so the others
+ * are searched too).
  */
 export function findTemplate(message: string, logger?: string): WordingEntry | undefined {
   const ix = loadIndex()
