@@ -9,7 +9,7 @@ describe('cli/console-session errors', { timeout: 120_000 }, () => {
     { args: ['digest', '--replay', '/nonexistent'], env: {}, code: 2, line: 'kafka-why digest: no such file or directory: /nonexistent' },
     { args: ['console', '-c', 'status'], env: { REDIS_URL: 'redis://127.0.0.1:1' }, code: 1, line: 'kafka-why console: cannot reach Redis at redis://127.0.0.1:1: connection refused' },
     { args: ['digest'], env: { REDIS_URL: 'redis://127.0.0.1:1' }, code: 1, line: 'kafka-why digest: cannot reach Redis at redis://127.0.0.1:1: connection refused' },
-  ])('$args → exit $code, one line', async ({ args, env, code, line }) => {
+  ] as { args: string[]; env: Record<string, string>; code: number; line: string }[])('$args → exit $code, one line', async ({ args, env, code, line }) => {
     const r = await kafkaWhy(args, env)
     expect(r.code).toBe(code)
     expect(r.stderr.trim().split('\n')).toEqual([line])
