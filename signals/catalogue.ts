@@ -154,6 +154,7 @@ export const CATALOGUE = {
   'group.member_expired': ev('none', ['group', 'member'], 'the coordinator removed a member that stopped heartbeating ("… (reason: removing member m on heartbeat expiration)")'),
   'replica.partition_failed': ev('none', TP, 'a follower stopped replicating one partition after an error ("Unexpected error occurred while processing data for partition t-p at offset N")'),
   'record.corrupt': ev('none', TP, 'a record batch fails its checksum ("Record is corrupt (stored crc = N, computed crc = M)")'),
+  'kraft.registration_failed': ev('none', ['reason'], 'a KRaft broker could not register with the controllers ("Unable to register broker N because the controller returned error E"); reason = timeout | authentication | API version | the error code | no response'),
   'log.signature': ev('none', ['id'], 'a line that names one known Kafka bug (ids in adapters/logs/failure-matchers.ts SIGNATURES; rules/known-issues.rules reads them)'),
   // Broker and topic configuration (admin describeConfigs); dots in Kafka names become underscores
   'config.segment_ms': fact('duration', ['topic'], 'segment.ms / log.roll.ms of a topic or broker'),

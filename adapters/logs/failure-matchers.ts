@@ -402,6 +402,17 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     re: /Record is corrupt \(stored crc = \d+/,
     build: (_m, r) => withPartition('record.corrupt', /(?:Record for )?partition (\S+?) at offset \d+/.exec(r.lines.join('\n'))?.[1]),
   },
+  // F33. Kafka 2.8-3.x BrokerLifecycleManager "Unable to register the broker because the RPC got timed out before it
+  //      could be sent.", "Unable to register broker N because of an authentication exception." / "… of an API
+  //      version problem.", "Unable to register broker N because the controller returned error E": the broker
+  //      cannot join the KRaft cluster's membership.
+  {
+    literals: ['Unable to register the broker', 'Unable to register broker'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Unable to register (?:the broker because the RPC got (timed out)|broker \d+(?: because (?:of an (authentication exception|API version problem)|the controller returned error (\w+)))?)/,
+    build: (m) => ({ name: 'kraft.registration_failed', labels: { reason: m[1] ? 'timeout' : m[2] ? m[2].replace(' exception', '').replace(' problem', '') : (m[3] ?? 'no response') } }),
+  },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {
     literals: SIGNATURES.map((s) => s.literal),

@@ -214,6 +214,16 @@ const rows: Row[] = [
     '[2026-11-29 20:23:54,883] WARN [Controller id=1, targetBrokerId=1] Connection to node 1 (/127.0.0.1:46225) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)',
     [{ name: 'client.connect_failed', labels: { node: '1', address: '/127.0.0.1:46225', via: 'advertised', from: 'broker' } }],
   ],
+  [
+    'Kafka 3.9 BrokerLifecycleManager: the controller refuses a duplicate registration',
+    '[2024-05-01 10:00:00,000] INFO [BrokerLifecycleManager id=4] Unable to register broker 4 because the controller returned error DUPLICATE_BROKER_REGISTRATION (kafka.server.BrokerLifecycleManager)',
+    [{ name: 'kraft.registration_failed', labels: { reason: 'DUPLICATE_BROKER_REGISTRATION' } }],
+  ],
+  [
+    'Kafka 3.9 BrokerLifecycleManager: the registration RPC times out',
+    '[2024-05-01 10:00:00,000] INFO [BrokerLifecycleManager id=4] Unable to register the broker because the RPC got timed out before it could be sent. (kafka.server.BrokerLifecycleManager)',
+    [{ name: 'kraft.registration_failed', labels: { reason: 'timeout' } }],
+  ],
 ]
 
 /** The signals these rows are about; other rows of the table (generic and per-component error signals) also fire on ERROR records. */
