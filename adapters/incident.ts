@@ -224,27 +224,50 @@ const OFFSET_STAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(Z|[+-]\d\d:?\d\
  */
 export async function inferZone(files: readonly string[]): Promise<{ zone: string; why: string }> {
   for (const file of files) {
-    if (inputKind(file) !== 'plain') continue
-    let head: Buffer
-    try {
+    for (const { name, head } of await inputHeads(file)) {
+      const m = OFFSET_STAMP.exec(head.toString('utf8'))
+      if (m) {
+        const off = m[1] === 'Z' ? 'Z' : m[1].length === 5 ? `${m[1].slice(0, 3)}:${m[1].slice(3)}` : m[1]
+        return { zone: off, why: `the offset ${path.basename(name)} carries` }
+      }
+    }
+  }
+  return { zone: 'Z', why: 'no file carries an offset; pass --tz to set one' }
+}
+
+/**
+ * The first 64 KiB of a plain file, or of each log inside a `.gz` or bundle (a GC log zipped next to
+ * its server.log lends its offset just the same); an unreadable input gives none.
+ */
+async function inputHeads(file: string): Promise<{ name: string; head: Buffer }[]> {
+  const out: { name: string; head: Buffer }[] = []
+  try {
+    if (inputKind(file) === 'plain') {
       const fh = await open(file, 'r')
       try {
         const buf = Buffer.alloc(64 * 1024)
         const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
-        head = buf.subarray(0, bytesRead)
+        out.push({ name: file, head: buf.subarray(0, bytesRead) })
       } finally {
         await fh.close()
       }
-    } catch {
-      continue
+      return out
     }
-    const m = OFFSET_STAMP.exec(head.toString('utf8'))
-    if (m) {
-      const off = m[1] === 'Z' ? 'Z' : m[1].length === 5 ? `${m[1].slice(0, 3)}:${m[1].slice(3)}` : m[1]
-      return { zone: off, why: `the offset ${path.basename(file)} carries` }
+    for await (const entry of openInput(file)) {
+      const parts: Buffer[] = []
+      let got = 0
+      for await (const chunk of entry.chunks) {
+        parts.push(chunk)
+        got += chunk.length
+        if (got >= 64 * 1024) break
+      }
+      out.push({ name: entry.name, head: Buffer.concat(parts).subarray(0, 64 * 1024) })
+      if (out.length >= 50) break
     }
+  } catch {
+    // Unreadable or past a limit: reading it later reports why; it lends no offset.
   }
-  return { zone: 'Z', why: 'no file carries an offset; pass --tz to set one' }
+  return out
 }
 
 async function* readJsonl(file: string, stats: SourceStats): AsyncIterable<Signal[]> {

@@ -4,10 +4,11 @@ import { App, HTTPReceiver, LogLevel, webApi, type Logger } from '@slack/bolt'
 import { formatRedacted, redactingLog } from '../secrets/redact.js'
 import type { BotEnv } from './config.js'
 import type { BotContext } from './context.js'
-import { onKafkaAction, onKafkaCommand } from './listeners.js'
+import { onAppMention, onKafkaAction, onKafkaCommand } from './listeners.js'
 import { guardSlackRequests } from './slack/request-guard.js'
 import { isSlackDown, SlackLink } from './slack/slack-link.js'
 import { SlackPoster } from './slack/slack-poster.js'
+import { downloadOrigins } from './uploads/slack-files.js'
 
 /**
  * Wiring only: a Bolt app (HTTP receiver behind the request guard, or Socket Mode), the Web API
@@ -74,20 +75,19 @@ export function createSlackBot(env: BotEnv, ctx: BotContext, opts: SlackBotOptio
     logger,
     clientOptions: { slackApiUrl: env.slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } },
   })
-  const poster = new SlackPoster(
-    async (method, args) => {
-      try {
-        return (await web.apiCall(method, args)) as unknown as Record<string, unknown>
-      } catch (err) {
-        if (isSlackDown(err)) link.markDown(err)
-        throw err
-      }
-    },
-    { log },
-  )
+  const slackCall = async (method: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    try {
+      return (await web.apiCall(method, args)) as unknown as Record<string, unknown>
+    } catch (err) {
+      if (isSlackDown(err)) link.markDown(err)
+      throw err
+    }
+  }
+  const poster = new SlackPoster(slackCall, { log })
   const wired: BotContext = { ...ctx, log, post: async (channel, msg) => void (await poster.postMessage(channel, msg)) }
   app.command('/kafka', onKafkaCommand(wired, poster))
   app.action(/^kafka_/, onKafkaAction(wired))
+  app.event('app_mention', onAppMention(wired, { call: slackCall, poster, download: { token: env.botToken, allowedOrigins: downloadOrigins(env.slackApiUrl) } }))
 
   let server: Server | undefined
   return {

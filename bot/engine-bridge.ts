@@ -4,6 +4,8 @@ import type { Store } from '../engine/store/store.js'
 import type { KafkaAdminOps } from '../adapters/admin/ops.js'
 import { KafkaAdmin } from '../adapters/admin/kafka-admin.js'
 import { readSignalSources } from '../adapters/incident.js'
+import { readUploadedLogs, type UploadedLog, type UploadedRead, type UploadedReadOptions } from '../adapters/uploaded-logs.js'
+import { MemoryStore } from '../engine/store/memory-store.js'
 import { loadRules } from '../rule-files/load-rules.js'
 import { diagnose } from '../engine/diagnose.js'
 import { replayAlerts } from '../engine/replay-alerts.js'
@@ -54,6 +56,15 @@ export async function loadIncident(store: Store, dir: string): Promise<{ accepte
   }
   for (const list of times.values()) list.sort((a, b) => a - b)
   return { accepted, rejected, lastAt, times }
+}
+
+/**
+ * Reads logs shared in chat into a fresh in-memory store of their own, so what a user uploads is
+ * diagnosed beside, never into, the team's live store; the store is dropped with the request.
+ */
+export async function readUploadsInMemory(uploads: readonly UploadedLog[], opts: UploadedReadOptions): Promise<{ store: Store; read: UploadedRead }> {
+  const store = new MemoryStore()
+  return { store, read: await readUploadedLogs(uploads, store, opts) }
 }
 
 /**

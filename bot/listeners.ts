@@ -1,10 +1,15 @@
-import type { AllMiddlewareArgs, BlockAction, RespondArguments, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt'
+import type { AllMiddlewareArgs, BlockAction, RespondArguments, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt'
+import type { UploadedLog } from '../adapters/uploaded-logs.js'
 import { handleAction } from './actions/handle-action.js'
 import type { BotContext } from './context.js'
-import { runCommand } from './dispatch.js'
+import { whyUploaded } from './commands/why-upload.js'
+import { errorMessage, runCommand } from './dispatch.js'
+import { UserError } from './errors.js'
 import type { BotMessage } from './message.js'
+import { parseCommand } from './parse-command.js'
 import { toBlockKit } from './render/block-kit.js'
-import type { SlackPoster } from './slack/slack-poster.js'
+import type { SlackCall, SlackPoster } from './slack/slack-poster.js'
+import { downloadSharedFile, pastedLines, sharedFileIds, threadMessages, type DownloadOptions, type SharedMessage } from './uploads/slack-files.js'
 
 /**
  * Bolt listeners as plain exported functions: acknowledge first (Slack's 3-second limit holds no
@@ -47,4 +52,50 @@ export function onKafkaAction(ctx: BotContext) {
     })
     await respond(toRespond(reply))
   }
+}
+
+/** What the mention listener needs besides the context: the Web API, the poster, download rules. */
+export type MentionDeps = { call: SlackCall; poster: SlackPoster; download: DownloadOptions }
+
+/**
+ * `@kafka-why why [broker]` in a thread (or on a message) that shares log files or pasted lines:
+ * the files are fetched, diagnosed in memory, and the diagnosis is posted in that thread. Slack's
+ * redeliveries of the same event are ignored, so a slow download never gets two answers.
+ */
+export function onAppMention(ctx: BotContext, deps: MentionDeps) {
+  return async ({ event, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
+    if (context.retryNum) return
+    const channel = event.channel
+    const threadTs = event.thread_ts ?? event.ts
+    let reply: BotMessage
+    try {
+      const args = mentionArgs(event.text ?? '')
+      const own: SharedMessage = { ts: event.ts, text: event.text, files: (event as { files?: { id?: string }[] }).files }
+      const messages = own.files?.length || /```/.test(own.text ?? '') || !event.thread_ts ? [own] : await threadMessages(deps.call, channel, event.thread_ts)
+      const uploads: UploadedLog[] = []
+      for (const id of sharedFileIds(messages)) uploads.push(await downloadSharedFile(deps.call, id, deps.download))
+      const pasted = pastedLines(messages)
+      if (pasted) uploads.push(pasted)
+      reply = await whyUploaded(ctx, { channel }, uploads, args)
+    } catch (err) {
+      // In a thread there is no ephemeral reply: the error goes to the thread, escaped like any other.
+      reply = { ...errorMessage(err, ctx), visibility: 'channel' }
+    }
+    await deps.poster.postMessage(channel, reply, { ts: threadTs }).catch((err: unknown) => ctx.log.error('mention reply failed', err))
+  }
+}
+
+/**
+ * The words after the mention: `why`, optionally a broker (`why 3`, `why broker-3`); anything else
+ * is answered with how to ask.
+ */
+export function mentionArgs(text: string): { broker?: string } {
+  const words = text.replace(/```[\s\S]*?```/g, ' ').replace(/<@[A-Z0-9]+(?:\|[^>]*)?>/g, ' ').trim().split(/\s+/).filter(Boolean)
+  if (words.length === 0 || words[0].toLowerCase() !== 'why') {
+    throw new UserError('Mention me with `why` (or `why 3` for broker 3) in a thread that shares a Kafka log file or pasted log lines, and I will diagnose them.')
+  }
+  if (words.length === 1) return {}
+  const cmd = parseCommand(words.join(' '))
+  if (cmd.verb !== 'why') return {}
+  return { broker: cmd.broker }
 }

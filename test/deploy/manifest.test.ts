@@ -5,16 +5,26 @@ import { parse } from 'yaml'
 
 // The Slack app manifest a team pastes must grant exactly what the bot's code uses: every Web API
 // method it calls needs its scope, every listener it registers needs its feature, and nothing more.
-const SCOPE_OF_METHOD: Record<string, string> = {
+const SCOPE_OF_METHOD: Record<string, string | string[]> = {
   'chat.postMessage': 'chat:write',
   'chat.update': 'chat:write',
   'chat.postEphemeral': 'chat:write',
   'files.getUploadURLExternal': 'files:write',
   'files.completeUploadExternal': 'files:write',
   'files.info': 'files:read',
-  'conversations.history': 'channels:history',
-  'conversations.replies': 'channels:history',
+  // Reading a thread takes the history scope of every kind of conversation it may be in.
+  'conversations.history': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
+  'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'users.info': 'users:read',
+}
+
+// Events the bot listens to, and the scope each needs to be delivered.
+const SCOPE_OF_EVENT: Record<string, string> = {
+  app_mention: 'app_mentions:read',
+}
+
+function events(code: string): string[] {
+  return [...code.matchAll(/app\.event\(\s*'([^']+)'/g)].map((m) => m[1])
 }
 
 async function botSources(dir = 'bot'): Promise<string[]> {
@@ -38,7 +48,11 @@ describe('deploy/slack-app-manifest.yaml', () => {
     const needed = new Set(['commands'])
     for (const m of methods) {
       expect(SCOPE_OF_METHOD[m], `no scope known for ${m}: add it to the table and the manifest`).toBeDefined()
-      needed.add(SCOPE_OF_METHOD[m])
+      for (const scope of [SCOPE_OF_METHOD[m]].flat()) needed.add(scope)
+    }
+    for (const e of events(code)) {
+      expect(SCOPE_OF_EVENT[e], `no scope known for event ${e}: add it to the table and the manifest`).toBeDefined()
+      needed.add(SCOPE_OF_EVENT[e])
     }
     expect(new Set(manifest.oauth_config.scopes.bot)).toEqual(needed)
   })
@@ -53,5 +67,13 @@ describe('deploy/slack-app-manifest.yaml', () => {
     expect(manifest.settings.interactivity.is_enabled).toBe(true)
     for (const url of [manifest.features.slash_commands[0].url, manifest.settings.interactivity.request_url]) expect(url).toMatch(/^https:\/\/.+\/slack\/events$/)
     expect(manifest.features.bot_user.display_name).toBeTruthy()
+  })
+
+  it('subscribes to exactly the events the app listens to, on Bolt’s endpoint', async () => {
+    const manifest = parse(await readFile('deploy/slack-app-manifest.yaml', 'utf8'))
+    const listened = events((await botSources()).join('\n'))
+    expect(listened).toContain('app_mention')
+    expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual([...new Set(listened)].sort())
+    expect(manifest.settings.event_subscriptions.request_url).toMatch(/^https:\/\/.+\/slack\/events$/)
   })
 })

@@ -15,7 +15,12 @@ const REQUIRED: Record<string, string[]> = {
   'chat.update': ['channel', 'ts'],
   'files.getUploadURLExternal': ['filename', 'length'],
   'files.completeUploadExternal': ['files'],
+  'files.info': ['file'],
+  'conversations.replies': ['channel', 'ts'],
 }
+
+/** A file shared in the stand-in's workspace: what files.info tells and what its private URL serves. */
+export type SharedFile = { name: string; bytes: Buffer; size?: number; mode?: string }
 
 export class SlackStandIn {
   readonly calls: RecordedCall[] = []
@@ -31,6 +36,20 @@ export class SlackStandIn {
 
   /** auth.test answers invalid_auth this many more times (a revoked or mistyped token). */
   authFailures = 0
+
+  /** The bot token the private file URLs require, as Slack does (`Authorization: Bearer …`). */
+  botToken = 'xoxb-test'
+  /** Files by id, served by files.info and at their private download URL. */
+  readonly files = new Map<string, SharedFile>()
+  /** Thread messages by `channel/thread_ts`, parent first, for conversations.replies. */
+  readonly threads = new Map<string, Record<string, any>[]>()
+
+  /** Shares a file: its id, to put in a message's `files`. */
+  shareFile(file: SharedFile): string {
+    const id = `F${String(++this.seq).padStart(8, '0')}`
+    this.files.set(id, file)
+    return id
+  }
 
   /** Listens on `port` (0: any free one); a stand-in restarted on its old port is Slack coming back. */
   async start(port = 0): Promise<this> {
@@ -100,6 +119,25 @@ export class SlackStandIn {
         w.resolve()
       }
     }
+    if (url.pathname.startsWith('/files-pri/')) {
+      // Like Slack: without the bot token the private URL redirects to a sign-in page, never the file.
+      const id = url.pathname.split('/')[2]
+      const file = this.files.get(id)
+      const authorized = req.headers.authorization === `Bearer ${this.botToken}`
+      this.calls.push({ method: 'download', args: { id, authorized }, at: Date.now(), problems: authorized ? [] : ['download without the bot token'], status: authorized && file ? 200 : 302 })
+      if (!authorized || !file) {
+        res.writeHead(302, { location: `${this.base}/signin`, 'content-type': 'text/html' })
+        res.end('<html>sign in</html>')
+      } else {
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes.length) })
+        res.end(file.bytes)
+      }
+      for (const w of [...this.waiters]) if (w.pred()) {
+        this.waiters = this.waiters.filter((x) => x !== w)
+        w.resolve()
+      }
+      return
+    }
     if (url.pathname.startsWith('/upload/')) {
       this.uploads.set(url.pathname.slice(8), body)
       this.calls.push({ method: 'upload', args: { id: url.pathname.slice(8), bytes: body.length }, at: Date.now(), problems: body.length ? [] : ['empty upload'], status: 200 })
@@ -145,6 +183,17 @@ export class SlackStandIn {
         return send(200, this.socketUrl ? { ok: true, url: this.socketUrl } : { ok: false, error: 'invalid_auth' })
       case 'files.completeUploadExternal':
         return send(200, { ok: true, files: args.files })
+      case 'files.info': {
+        const f = this.files.get(String(args.file))
+        if (!f) return send(200, { ok: false, error: 'file_not_found' })
+        const id = String(args.file)
+        const download = `${this.base}/files-pri/${id}/download/${encodeURIComponent(f.name)}`
+        return send(200, { ok: true, file: { id, name: f.name, size: f.size ?? f.bytes.length, mode: f.mode ?? 'hosted', url_private: download, url_private_download: download } })
+      }
+      case 'conversations.replies': {
+        const messages = this.threads.get(`${args.channel}/${args.ts}`)
+        return send(200, messages ? { ok: true, messages, has_more: false } : { ok: false, error: 'thread_not_found' })
+      }
       default:
         return send(200, { ok: true })
     }

@@ -1,0 +1,59 @@
+import { ArchiveLimitError } from '../../adapters/logs/open-input.js'
+import type { UploadedLog } from '../../adapters/uploaded-logs.js'
+import type { BotContext } from '../context.js'
+import { readUploadsInMemory } from '../engine-bridge.js'
+import { UserError } from '../errors.js'
+import type { BotMessage } from '../message.js'
+import { escapeMrkdwn } from '../render/block-kit.js'
+import { renderDiagnosis } from '../render/diagnosis.js'
+import { formatWindow } from '../render/time.js'
+import { clusterForChannel } from '../config.js'
+
+/**
+ * `why` over logs shared in a thread: the uploads are read into a store of their own (never the
+ * team's), the broker is the one asked or the one the logs hold, the window is the logs' own span,
+ * and the answer is the same ranked diagnosis `/kafka why` gives — minus the buttons, which would act
+ * on the live clusters rather than on these logs.
+ */
+export async function whyUploaded(ctx: BotContext, where: { channel: string }, uploads: readonly UploadedLog[], args: { broker?: string } = {}): Promise<BotMessage> {
+  if (uploads.length === 0) {
+    throw new UserError('I found no log here. Share a server.log or gc.log (a .gz, .zip or .tar.gz bundle works too), or paste the lines in a ``` code block, then mention me with `why` in that thread.')
+  }
+  const cluster = clusterForChannel(ctx.config, where.channel)?.name ?? 'uploaded'
+  let loaded
+  try {
+    loaded = await readUploadsInMemory(uploads, { cluster, broker: args.broker })
+  } catch (err) {
+    if (err instanceof ArchiveLimitError) throw new UserError(`${err.message}. Nothing was diagnosed.`)
+    throw err
+  }
+  const { store, read } = loaded
+  const names = uploads.map((u) => u.name).join(', ')
+  if (read.stats.files.length === 0) {
+    const why = read.stats.skipped.map((s) => `${s.file} (${s.reason})`).join(', ')
+    throw new UserError(`Nothing in ${names} is a log I can read${why ? `: ${why}` : ''}.`)
+  }
+  const summary = readSummary(read.stats.logs.lines, read.stats.files.length, read.stats.skipped, read.stats.zone)
+  let broker = args.broker
+  if (broker === undefined) {
+    if (read.brokers.length > 1) throw new UserError(`These logs hold ${read.brokers.length} brokers (${read.brokers.join(', ')}): mention me with \`why ${read.brokers[0]}\` to pick one.`)
+    broker = read.brokers[0]
+  }
+  if (broker === undefined || !read.window || !read.brokers.includes(broker)) {
+    const span = read.window ? formatWindow(read.window.from, read.window.to, ctx.config.timeZone) : 'no timestamps read'
+    return { text: `Nothing abnormal in ${summary} (${span}).`, parts: [{ kind: 'section', text: `Nothing abnormal in ${escapeMrkdwn(summary)} (${span}).` }], visibility: 'channel' }
+  }
+  const d = await ctx.diagnose(ctx.rules.rules, store, { cluster, broker, from: read.window.from, to: read.window.to, now: read.window.to })
+  const msg = renderDiagnosis(d, { timeZone: ctx.config.timeZone, otherBrokers: [] })
+  const parts = msg.parts.filter((p) => p.kind !== 'actions')
+  parts.splice(Math.min(2, parts.length), 0, { kind: 'context', text: `Read from the shared ${escapeMrkdwn(names)}: ${escapeMrkdwn(summary)}. Diagnosed on their own, not with this cluster's live data.` })
+  return { ...msg, parts, visibility: 'channel' }
+}
+
+/** "412 lines from 2 files, offset-less times read as -04:00 (the offset gc.log carries)". */
+function readSummary(lines: number, files: number, skipped: { file: string; reason: string }[], zone: { zone: string; why: string } | undefined): string {
+  let s = `${lines} lines from ${files} file${files === 1 ? '' : 's'}`
+  if (zone) s += `, offset-less times read as ${zone.zone} (${zone.why.replace(/; pass --tz.*$/, '')})`
+  if (skipped.length) s += `; skipped ${skipped.map((k) => `${k.file} (${k.reason})`).join(', ')}`
+  return s
+}
