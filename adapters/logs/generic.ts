@@ -47,9 +47,10 @@ const LEVEL_OF: Record<string, GenericSignal | 'warn'> = { FATAL: 'log.fatal', E
 /**
  * A Java class name ending like a Throwable: with its package (`java.io.IOException`,
  * `org.apache.kafka.common.errors.TimeoutException`, `java.lang.OutOfMemoryError`) or bare when it says
- * Exception (`KafkaStorageException`). Followed by ":" , the end, or a space.
+ * Exception (`KafkaStorageException`). Followed by ":" , the end, or a space; preceded by a space, ":"
+ * or a parenthesis (a pasted line glues the trailing "(logger)" to the exception).
  */
-const THROWABLE_RE = /(?:^|[\s:(])((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Throwable)|[A-Z][\w$]*Exception)(?=$|[:;,)\s])/
+const THROWABLE_RE = /(?:^|[\s:()])((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Throwable)|[A-Z][\w$]*Exception)(?=$|[:;,)\s])/
 const CAUSED_BY_RE = /^\s*Caused by: (\S+?)(?::\s*(.*))?\s*$/
 const FRAME_RE = /^\s*(?:at |\.\.\. \d+ (?:more|common frames omitted))/
 const UNCAUGHT = 'Exception in thread "'
