@@ -3,7 +3,6 @@ import { buildDigest } from '../digest/build-digest.js'
 import { renderChart } from '../digest/chart.js'
 import type { BotMessage } from '../message.js'
 import { renderDigest } from '../render/digest.js'
-import { formatTime } from '../render/time.js'
 import { resolveCluster } from './shared.js'
 
 /** How far back the digest looks. */
@@ -16,7 +15,7 @@ export type DigestOutput = { message: BotMessage; chart: Buffer }
 export async function digestFor(ctx: BotContext, cluster: string, now: number): Promise<DigestOutput> {
   const severity = new Map(ctx.rules.rules.map((r) => [r.name ?? r.id, r.severity as string]))
   const report = await buildDigest(ctx.store, { cluster, from: now - DIGEST_WINDOW_MS, to: now, now, severityOf: (id) => severity.get(id) })
-  const chart = renderChart(report.chart, { from: report.from, to: report.to, formatTick: (ms) => formatTime(ms, ctx.config.timeZone).slice(0, 5) })
+  const chart = renderChart(report.chart, { from: report.from, to: report.to, timeZone: ctx.config.timeZone })
   return { message: renderDigest(report, { timeZone: ctx.config.timeZone }), chart }
 }
 

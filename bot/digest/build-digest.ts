@@ -178,9 +178,9 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     smells: dedupeSmells(smells),
     topDiagnoses: [...top.values()].sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || b.fired - a.fired || b.asked - a.asked || b.lastAt - a.lastAt).slice(0, 10),
     chart: [
-      { title: 'heap after GC', dimension: 'bytes', series: heapSeries },
-      { title: 'JVM pauses: GC and safepoint (max)', dimension: 'duration', series: gcSeries },
-      { title: 'under-replicated partitions', dimension: 'count', series: urpSeries },
+      { title: 'heap after GC', dimension: 'bytes', series: heapSeries, empty: 'no heap after GC samples: no GC log or JMX for these brokers' },
+      { title: 'JVM pauses: GC and safepoint (max)', dimension: 'duration', series: gcSeries, empty: 'no GC pause or safepoint samples: no GC log for these brokers' },
+      { title: 'under-replicated partitions', dimension: 'count', series: urpSeries, empty: 'no under-replicated samples: no JMX or Prometheus scrape' },
     ],
     signalsSeen,
   }
@@ -267,14 +267,24 @@ export function leastSquaresSlope(points: ChartPoint[]): number | undefined {
   return den === 0 ? undefined : num / den
 }
 
+/**
+ * Chart points: the samples' maxima in CHART_BUCKETS buckets over the span the samples cover (not the
+ * whole window), so a 9-minute incident keeps its shape when the chart zooms to it.
+ */
 function bucket(signals: Signal[], w: DigestWindow, agg: 'max'): ChartPoint[] {
-  const size = Math.max(1, (w.to - w.from) / CHART_BUCKETS)
-  const buckets = new Map<number, number>()
-  for (const s of signals) {
-    const k = Math.min(CHART_BUCKETS - 1, Math.floor((s.at - w.from) / size))
-    if (agg === 'max') buckets.set(k, Math.max(buckets.get(k) ?? -Infinity, s.value!))
+  const inWindow = signals.filter((s) => s.at >= w.from && s.at <= w.to)
+  if (!inWindow.length) return []
+  const first = inWindow.reduce((m, s) => Math.min(m, s.at), Infinity)
+  const last = inWindow.reduce((m, s) => Math.max(m, s.at), -Infinity)
+  const size = Math.max(1, (last - first) / CHART_BUCKETS)
+  const buckets = new Map<number, { at: number; value: number }>()
+  for (const s of inWindow) {
+    const k = Math.min(CHART_BUCKETS - 1, Math.floor((s.at - first) / size))
+    const b = buckets.get(k)
+    // The bucket's point sits at its maximum's own time, so a spike is drawn where it happened.
+    if (agg === 'max' && (!b || s.value! > b.value)) buckets.set(k, { at: s.at, value: s.value! })
   }
-  return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => ({ at: w.from + (k + 0.5) * size, value: v }))
+  return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([, p]) => p)
 }
 
 function groupByName(signals: Signal[]): Map<string, Signal[]> {

@@ -1,5 +1,6 @@
 import type { Dimension } from '../../signals/units.js'
 import { formatValue } from '../../signals/units.js'
+import { formatTime, formatWindow } from '../render/time.js'
 import { encodePng } from './png.js'
 
 /**
@@ -12,8 +13,11 @@ import { encodePng } from './png.js'
 export type ChartPoint = { at: number; value: number }
 /** One line of a panel (one broker). */
 export type ChartSeries = { name: string; points: ChartPoint[] }
-/** One stacked panel: a signal's series for every broker, on one axis with its unit. */
-export type ChartPanel = { title: string; dimension: Dimension; series: ChartSeries[] }
+/**
+ * One stacked panel: a signal's series for every broker, on one axis with its unit. `empty` says why
+ * the panel may have no samples (which source is missing), drawn instead of invented axes.
+ */
+export type ChartPanel = { title: string; dimension: Dimension; series: ChartSeries[]; empty?: string }
 
 /** Broker line colours, in legend order; chosen to stay distinct for common colour blindness. */
 export const SERIES_COLOURS: readonly [number, number, number][] = [
@@ -40,7 +44,21 @@ const GLYPHS: Record<string, string> = {
   W: '#.# #.# ### ### #.#', X: '#.# #.# .#. #.# #.#', Y: '#.# #.# .#. .#. .#.', Z: '### ..# .#. #.. ###',
   ' ': '... ... ... ... ...', '.': '... ... ... ... .#.', '-': '... ... ### ... ...', ':': '... .#. ... .#. ...',
   '/': '..# ..# .#. #.. #..', '(': '.#. #.. #.. #.. .#.', ')': '.#. ..# ..# ..# .#.', '%': '#.# ..# .#. #.. #.#',
-  '_': '... ... ... ... ###', '>': '#.. .#. ..# .#. #..',
+  '_': '... ... ... ... ###', '>': '#.. .#. ..# .#. #..', ',': '... ... ... .#. #..', '+': '... .#. ### .#. ...',
+  '=': '... ### ... ### ...', "'": '.#. .#. ... ... ...', '·': '... ... .#. ... ...', '→': '... ..# ### ..# ...',
+  // Lower case on the same 3×5 grid (x-height 4 rows), so units keep their case: 908ms is not 908MS (megaseconds).
+  a: '... .## #.# #.# .##', b: '#.. ##. #.# #.# ##.', c: '... .## #.. #.. .##', d: '..# .## #.# #.# .##',
+  e: '... .#. ### #.. .##', f: '.## .#. ### .#. .#.', g: '.## #.# .## ..# ##.', h: '#.. ##. #.# #.# #.#',
+  i: '.#. ... .#. .#. .#.', j: '..# ... ..# #.# .#.', k: '#.. #.# ##. ##. #.#', l: '##. .#. .#. .#. .##',
+  m: '... ### ### #.# #.#', n: '... ##. #.# #.# #.#', o: '... .#. #.# #.# .#.', p: '... ##. #.# ##. #..',
+  q: '... .## #.# .## ..#', r: '... #.# ##. #.. #..', s: '... .## ##. ..# ##.', t: '.#. ### .#. .#. ..#',
+  u: '... #.# #.# #.# .##', v: '... #.# #.# #.# .#.', w: '... #.# #.# ### ###', x: '... #.# .#. .#. #.#',
+  y: '... #.# .## ..# ##.', z: '... ### .## #.. ###', 'µ': '... #.# #.# ##. #..',
+}
+
+/** True when every character of `s` has a glyph of its own (nothing falls back to a blank). */
+export function hasGlyphs(s: string): boolean {
+  return [...s].every((ch) => ch in GLYPHS)
 }
 
 class Canvas {
@@ -71,8 +89,8 @@ class Canvas {
   }
   text(x: number, y: number, s: string, c: readonly [number, number, number], scale = 2): void {
     let cx = x
-    for (const ch of s.toUpperCase()) {
-      const rows = (GLYPHS[ch] ?? GLYPHS[' ']).split(' ')
+    for (const ch of s) {
+      const rows = (GLYPHS[ch] ?? GLYPHS[ch.toUpperCase()] ?? GLYPHS[' ']).split(' ')
       rows.forEach((row, ry) => [...row].forEach((p, rx) => p === '#' && this.rect(cx + rx * scale, y + ry * scale, scale, scale, c)))
       cx += 4 * scale
     }
@@ -84,8 +102,65 @@ function textWidth(s: string, scale = 2): number {
   return s.length * 4 * scale
 }
 
-/** The time axis and size; tick labels come from the caller so the time zone stays at the edge. */
-export type ChartOptions = { from: number; to: number; width?: number; panelHeight?: number; formatTick: (ms: number) => string }
+/**
+ * The window the chart covers and how it is drawn. Times are shown in `timeZone` (the bot config's
+ * time_zone), applied only here at the edge.
+ */
+export type ChartOptions = { from: number; to: number; timeZone?: string; width?: number; panelHeight?: number }
+
+/** The time axis as drawn: its span, tick labels and the caption naming the date and zone. */
+export type ChartAxis = { from: number; to: number; ticks: { at: number; label: string }[]; caption: string; zoomed: boolean }
+
+const TICKS = 4
+/** Margin either side of the data when the axis zooms in, as a share of the data's span (at least 30 s). */
+const MARGIN_SHARE = 0.05
+const MIN_MARGIN_MS = 30_000
+
+/**
+ * The time axis: a 9-minute incident in a 24 h window drawn over the full window is a dot at the
+ * edge, so the axis zooms to the samples' span plus a margin (inside the window) and the caption says
+ * so, with the date and the zone, since "14:03" alone is ambiguous once forwarded.
+ */
+export function chartAxis(panels: ChartPanel[], opts: ChartOptions): ChartAxis {
+  const timeZone = opts.timeZone ?? 'UTC'
+  const times = panels.flatMap((p) => p.series.flatMap((s) => s.points.map((pt) => pt.at))).filter((t) => t >= opts.from && t <= opts.to)
+  let from = opts.from
+  let to = opts.to
+  if (times.length) {
+    const first = times.reduce((a, b) => Math.min(a, b))
+    const last = times.reduce((a, b) => Math.max(a, b))
+    const margin = Math.max(MIN_MARGIN_MS, (last - first) * MARGIN_SHARE)
+    from = Math.max(opts.from, first - margin)
+    to = Math.min(opts.to, last + margin)
+  }
+  const zoomed = from > opts.from || to < opts.to
+  const span = Math.max(1, to - from)
+  // Seconds matter on a short axis: four ticks over 9 minutes would otherwise repeat a minute.
+  const clockChars = span <= 20 * 60_000 ? 8 : 5
+  const ticks = Array.from({ length: TICKS + 1 }, (_, t) => {
+    const at = from + (span * t) / TICKS
+    return { at, label: formatTime(at, timeZone).slice(0, clockChars) }
+  })
+  const caption = `${formatWindow(from, to, timeZone)}${zoomed ? ` · zoomed to the data (window ${formatSpan(opts.to - opts.from)})` : ''}`
+  return { from, to, ticks, caption, zoomed }
+}
+
+/** "24h", "90m": the window's length in the caption. */
+function formatSpan(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)}m`
+  return `${Math.round(ms / 1000)}s`
+}
+
+/** An axis value with its unit's case kept; micro is µ, as a reader of GC logs expects. */
+export function axisValueLabel(value: number, dimension: Dimension): string {
+  return formatValue(value, dimension).replace(/(\d)us$/, '$1µs')
+}
+
+/** Why a panel without samples is empty: the panel's own reason, else which samples are missing. */
+export function emptyPanelText(panel: ChartPanel): string {
+  return panel.empty ?? `no ${panel.title} samples in this window`
+}
 
 /** Draws the panels and returns PNG bytes. */
 export function renderChart(panels: ChartPanel[], opts: ChartOptions): Buffer {
@@ -94,12 +169,14 @@ export function renderChart(panels: ChartPanel[], opts: ChartOptions): Buffer {
   const left = 70
   const right = 16
   const top = 26
-  const bottom = 22
+  const bottom = 34
   const height = Math.max(1, panels.length) * panelHeight
   const cv = new Canvas(width, height)
   const ink: [number, number, number] = [40, 40, 40]
+  const grey: [number, number, number] = [120, 120, 120]
   const grid: [number, number, number] = [225, 225, 225]
-  const span = Math.max(1, opts.to - opts.from)
+  const axis = chartAxis(panels, opts)
+  const span = Math.max(1, axis.to - axis.from)
   panels.forEach((panel, p) => {
     const y0 = p * panelHeight
     const plotW = width - left - right
@@ -112,33 +189,40 @@ export function renderChart(panels: ChartPanel[], opts: ChartOptions): Buffer {
       cv.text(lx + 12, y0 + 6, s.name, ink)
       lx += textWidth(s.name) + 18
     })
-    const all = panel.series.flatMap((s) => s.points.map((pt) => pt.value))
+    const all = panel.series.flatMap((s) => s.points.filter((pt) => pt.at >= axis.from && pt.at <= axis.to).map((pt) => pt.value))
+    if (!all.length) {
+      // No axes over nothing: a frame and the reason, so an empty panel is not read as a flat healthy line.
+      cv.line(left, y0 + top, left + plotW, y0 + top, grid)
+      cv.line(left, y0 + top + plotH, left + plotW, y0 + top + plotH, grid)
+      cv.line(left, y0 + top, left, y0 + top + plotH, grid)
+      cv.line(left + plotW, y0 + top, left + plotW, y0 + top + plotH, grid)
+      cv.text(left + 10, y0 + top + plotH / 2 - 5, emptyPanelText(panel), grey)
+      return
+    }
     const max = Math.max(0, ...all)
     const yMax = max > 0 ? max * 1.1 : 1
     for (let g = 0; g <= 4; g++) {
       const gy = y0 + top + plotH - (plotH * g) / 4
       cv.line(left, gy, left + plotW, gy, grid)
-      const label = g === 0 ? '0' : formatValue((yMax * g) / 4, panel.dimension)
+      const label = g === 0 ? '0' : axisValueLabel((yMax * g) / 4, panel.dimension)
       cv.text(left - 6 - textWidth(label), gy - 5, label, ink)
     }
     cv.line(left, y0 + top, left, y0 + top + plotH, ink)
     cv.line(left, y0 + top + plotH, left + plotW, y0 + top + plotH, ink)
-    for (let t = 0; t <= 4; t++) {
-      const at = opts.from + (span * t) / 4
-      const tx = left + (plotW * t) / 4
-      const label = opts.formatTick(at)
+    axis.ticks.forEach(({ label }, t) => {
+      const tx = left + (plotW * t) / TICKS
       cv.line(tx, y0 + top + plotH, tx, y0 + top + plotH + 3, ink)
       cv.text(Math.min(width - textWidth(label) - 2, Math.max(0, tx - textWidth(label) / 2)), y0 + top + plotH + 6, label, ink)
-    }
+    })
+    cv.text(Math.max(0, width - right - textWidth(axis.caption)), y0 + top + plotH + 20, axis.caption, grey)
     panel.series.forEach((s, i) => {
       const colour = SERIES_COLOURS[i % SERIES_COLOURS.length]
       const pts = s.points
-        .filter((pt) => pt.at >= opts.from && pt.at <= opts.to)
-        .map((pt) => [left + (plotW * (pt.at - opts.from)) / span, y0 + top + plotH - (plotH * pt.value) / yMax] as const)
+        .filter((pt) => pt.at >= axis.from && pt.at <= axis.to)
+        .map((pt) => [left + (plotW * (pt.at - axis.from)) / span, y0 + top + plotH - (plotH * pt.value) / yMax] as const)
       if (pts.length === 1) cv.rect(pts[0][0] - 1, pts[0][1] - 1, 3, 3, colour)
       for (let k = 1; k < pts.length; k++) cv.line(pts[k - 1][0], pts[k - 1][1], pts[k][0], pts[k][1], colour, 2)
     })
-    if (!all.length) cv.text(left + 10, y0 + top + plotH / 2 - 5, 'no data', [150, 150, 150])
   })
   return encodePng(width, height, cv.px)
 }

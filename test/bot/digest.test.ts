@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { inflateSync } from 'node:zlib'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import { buildDigest, leastSquaresSlope, percentile, underReplicatedMs } from '../../bot/digest/build-digest.js'
-import { renderChart, SERIES_COLOURS } from '../../bot/digest/chart.js'
+import { axisValueLabel, chartAxis, emptyPanelText, hasGlyphs, renderChart, SERIES_COLOURS, type ChartPanel } from '../../bot/digest/chart.js'
 import { crc32, encodePng } from '../../bot/digest/png.js'
 import { DAY_END, DAY_START, digestDiagnoses, digestSignals } from './support/digest-data.js'
 
@@ -70,7 +70,7 @@ describe('bot/digest', () => {
   it('draws each broker series in its colour where the data is', () => {
     const from = 0
     const to = 1000
-    const png = decodePng(renderChart([{ title: 'test', dimension: 'count', series: [{ name: 'b1', points: [{ at: 0, value: 10 }, { at: 1000, value: 10 }] }] }], { from, to, width: 200, panelHeight: 100, formatTick: () => '' }))
+    const png = decodePng(renderChart([{ title: 'test', dimension: 'count', series: [{ name: 'b1', points: [{ at: 0, value: 10 }, { at: 1000, value: 10 }] }] }], { from, to, width: 200, panelHeight: 100 }))
     expect([png.width, png.height]).toEqual([200, 100])
     // A flat series at 10 with yMax 11 sits near the top of the plot: find its colour in the middle column.
     const column = Array.from({ length: 100 }, (_, y) => pixel(png.raw, 200, 130, y).slice(0, 3).join(','))
@@ -167,5 +167,112 @@ describe('bot/digest/build-digest over a recorded incident', () => {
     ])
     const r = await buildDigest(store, { cluster: 'prod', from: DAY_START, to: DAY_END, now: DAY_END })
     expect(r.brokers[0]).toMatchObject({ underReplicatedMs: 40_000, underReplicatedMax: 3 })
+  })
+})
+
+describe('bot/digest/chart: the axis fits the data and says when and where', () => {
+  const WIDTH = 800
+  const PANEL = 180
+  const LEFT = 70
+  const PLOT_W = WIDTH - LEFT - 16
+  const PLOT_BOTTOM = PANEL - 34
+
+  /** A recorded incident's digest over the 24 h before its last signal. */
+  async function incidentDigest(dir: string) {
+    const { loadIncident } = await import('../../bot/engine-bridge.js')
+    const store = new MemoryStore()
+    const loaded = await loadIncident(store, dir)
+    const cluster = (await store.brokers())[0].cluster
+    const now = loaded.lastAt! + 1000
+    return buildDigest(store, { cluster, from: now - 86_400_000, to: now, now })
+  }
+
+  /** Columns of the plot area in which some broker colour is drawn, over every panel. */
+  function seriesColumns(png: ReturnType<typeof decodePng>): number[] {
+    const colours = new Set(SERIES_COLOURS.map((c) => c.join(',')))
+    const cols: number[] = []
+    for (let x = LEFT + 1; x < LEFT + PLOT_W; x++) {
+      for (let y = 0; y < png.height; y++) {
+        if (y % PANEL < 26) continue // legend swatches share the colours
+        if (colours.has(pixel(png.raw, png.width, x, y).slice(0, 3).join(','))) {
+          cols.push(x)
+          break
+        }
+      }
+    }
+    return cols
+  }
+
+  it('zooms a minutes-long incident to most of the x axis instead of a dot at the edge of 24 h', async () => {
+    const r = await incidentDigest('test/incidents/lab-stw')
+    const axis = chartAxis(r.chart, { from: r.from, to: r.to, timeZone: 'UTC' })
+    expect(axis.zoomed).toBe(true)
+    expect(axis.to - axis.from).toBeLessThan(3_600_000)
+    const png = decodePng(renderChart(r.chart, { from: r.from, to: r.to, timeZone: 'UTC' }))
+    const cols = seriesColumns(png)
+    // The data spans the axis but for the margins (5% each side, at least 30 s).
+    expect((cols[cols.length - 1] - cols[0]) / PLOT_W).toBeGreaterThan(0.6)
+    expect(cols[0] - LEFT).toBeLessThan(PLOT_W * 0.35)
+  })
+
+  it('keeps the full window when the data covers it', () => {
+    const panels: ChartPanel[] = [{ title: 'day', dimension: 'count', series: [{ name: 'b1', points: [{ at: DAY_START, value: 1 }, { at: DAY_END, value: 2 }] }] }]
+    const axis = chartAxis(panels, { from: DAY_START, to: DAY_END, timeZone: 'UTC' })
+    expect([axis.from, axis.to, axis.zoomed]).toEqual([DAY_START, DAY_END, false])
+    expect(axis.ticks.map((t) => t.label)).toEqual(['08:00', '14:00', '20:00', '02:00', '08:00'])
+    expect(axis.caption).toBe('2026-11-28 08:00 → 2026-11-29 08:00 UTC')
+  })
+
+  it('names the date and the configured zone under the axis, and draws it', async () => {
+    const r = await incidentDigest('test/incidents/seed-000-stw-session-expiry')
+    const utc = chartAxis(r.chart, { from: r.from, to: r.to, timeZone: 'UTC' })
+    const berlin = chartAxis(r.chart, { from: r.from, to: r.to, timeZone: 'Europe/Berlin' })
+    // The recorded incident is from 14 August 2018, 02:14-02:16 UTC (CEST is UTC+2).
+    expect(utc.caption).toMatch(/^2018-08-14 02:1\d → 02:1\d UTC · zoomed to the data \(window 24h\)$/)
+    expect(berlin.caption).toMatch(/^2018-08-14 04:1\d → 04:1\d Europe\/Berlin · /)
+    expect(utc.ticks.every((t) => /^02:1\d:\d\d$/.test(t.label))).toBe(true)
+    expect(hasGlyphs(utc.caption) && hasGlyphs(berlin.caption)).toBe(true)
+    // The caption row of the pause panel (the one with data) carries ink, and differs with the zone.
+    const captionRow = (zone: string) => {
+      const png = decodePng(renderChart(r.chart, { from: r.from, to: r.to, timeZone: zone }))
+      const rows: string[] = []
+      for (let y = PANEL + PLOT_BOTTOM + 20; y < PANEL + PLOT_BOTTOM + 30; y++) for (let x = 0; x < WIDTH; x++) rows.push(pixel(png.raw, WIDTH, x, y).slice(0, 3).join(','))
+      return rows
+    }
+    const a = captionRow('UTC')
+    expect(a.filter((p) => p === '120,120,120').length).toBeGreaterThan(200)
+    expect(captionRow('Europe/Berlin')).not.toEqual(a)
+  })
+
+  it('says why an empty panel is empty instead of drawing NO DATA over invented axes', async () => {
+    const r = await incidentDigest('test/incidents/seed-000-stw-session-expiry')
+    const heap = r.chart.find((p) => p.title === 'heap after GC')!
+    expect(heap.series.every((s) => s.points.length === 0)).toBe(true)
+    expect(emptyPanelText(heap)).toBe('no heap after GC samples: no GC log or JMX for these brokers')
+    expect(emptyPanelText({ title: 'x', dimension: 'count', series: [] })).toBe('no x samples in this window')
+    const png = decodePng(renderChart(r.chart, { from: r.from, to: r.to, timeZone: 'UTC' }))
+    const inkIn = (x0: number, x1: number, y0: number, y1: number, colour: string) => {
+      let n = 0
+      for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) if (pixel(png.raw, WIDTH, x, y).slice(0, 3).join(',') === colour) n++
+      return n
+    }
+    // The reason is written in the middle of the heap panel; no y labels, ticks or caption are drawn.
+    expect(inkIn(LEFT, WIDTH, 26 + 55, 26 + 70, '120,120,120')).toBeGreaterThan(100)
+    expect(inkIn(0, LEFT, 26, PLOT_BOTTOM + 4, '40,40,40')).toBe(0)
+    expect(inkIn(0, WIDTH, PLOT_BOTTOM + 4, PANEL, '40,40,40') + inkIn(0, WIDTH, PLOT_BOTTOM + 4, PANEL, '120,120,120')).toBe(0)
+    // The pause panel below has data, so its axis labels are there.
+    expect(inkIn(0, LEFT, PANEL + 26, PANEL + PLOT_BOTTOM, '40,40,40')).toBeGreaterThan(0)
+  })
+
+  it('keeps units in their case and draws every label the digest uses with real glyphs', async () => {
+    expect(axisValueLabel(0.5, 'duration')).toBe('500µs')
+    expect(axisValueLabel(908, 'duration')).toBe('908ms')
+    expect(axisValueLabel(3 * 1024 ** 3, 'bytes')).toBe('3GiB')
+    const r = await incidentDigest('test/incidents/lab-stw')
+    const labels = r.chart.flatMap((p) => [p.title, emptyPanelText(p), ...p.series.map((s) => s.name), ...[1, 2, 3, 4].map((g) => axisValueLabel(g * 1234.5, p.dimension))])
+    expect(labels.filter((l) => !hasGlyphs(l))).toEqual([])
+    // Lower and upper case draw differently: 908ms is not 908MS.
+    const draw = (title: string) => decodePng(renderChart([{ title, dimension: 'count', series: [] }], { from: 0, to: 1, width: 200, panelHeight: 60 })).raw
+    expect(draw('908ms').equals(draw('908MS'))).toBe(false)
   })
 })
