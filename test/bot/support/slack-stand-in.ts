@@ -20,7 +20,7 @@ const REQUIRED: Record<string, string[]> = {
 }
 
 /** A file shared in the stand-in's workspace: what files.info tells and what its private URL serves. */
-export type SharedFile = { name: string; bytes: Buffer; size?: number; mode?: string }
+export type SharedFile = { name: string; bytes: Buffer; size?: number; mode?: string; chunked?: boolean }
 
 export class SlackStandIn {
   readonly calls: RecordedCall[] = []
@@ -129,7 +129,8 @@ export class SlackStandIn {
         res.writeHead(302, { location: `${this.base}/signin`, 'content-type': 'text/html' })
         res.end('<html>sign in</html>')
       } else {
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes.length) })
+        // chunked: no content-length, so only counting while reading can tell the size.
+        res.writeHead(200, { 'content-type': 'application/octet-stream', ...(file.chunked ? {} : { 'content-length': String(file.bytes.length) }) })
         res.end(file.bytes)
       }
       for (const w of [...this.waiters]) if (w.pred()) {

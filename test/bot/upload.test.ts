@@ -1,0 +1,164 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSlackBot, type SlackBot } from '../../bot/app.js'
+import { RedisStore } from '../../engine/store/redis-store.js'
+import { deletePrefixes, TEST_REDIS_URL } from '../support/redis-prefix.js'
+import { SEED_000, testContext, type TestContext } from './support/bot-context.js'
+import { signedHeaders } from './support/sign.js'
+import { SlackStandIn } from './support/slack-stand-in.js'
+
+// A log shared in a Slack thread, diagnosed when the bot is mentioned there: through Bolt's HTTP
+// receiver with signed event requests, the files fetched from the stand-in with the bot token, the
+// answer posted in the thread, and the team's own (Redis) store left untouched.
+const SECRET = 'test-signing-secret-upload-0123'
+const PREFIX = `kafka-why-test-upload-${process.pid}-${Date.now()}:`
+const LOGS = path.join(SEED_000, 'broker-1')
+
+describe('bot: logs shared in a thread, diagnosed on mention', () => {
+  const slack = new SlackStandIn()
+  let bot: SlackBot
+  let t: TestContext
+  let store: RedisStore
+  let url: string
+  let zip: Buffer
+  let seq = 0
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'upload-test-'))
+    try {
+      execFileSync('zip', ['-q', '-j', path.join(dir, 'broker-1.zip'), path.join(LOGS, 'server.log'), path.join(LOGS, 'gc.log')])
+      zip = await readFile(path.join(dir, 'broker-1.zip'))
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+    await slack.start()
+    store = new RedisStore({ url: TEST_REDIS_URL, prefix: PREFIX })
+    t = await testContext({ store, replay: false, now: Date.parse('2026-01-01T00:00:00Z') })
+    bot = createSlackBot({ mode: 'http', botToken: slack.botToken, signingSecret: SECRET, port: 0, slackApiUrl: slack.apiUrl, configPath: '' }, t.ctx)
+    url = `http://127.0.0.1:${await bot.start({ port: 0, host: '127.0.0.1' })}/slack/events`
+  })
+  afterAll(async () => {
+    await bot?.stop()
+    await slack.stop()
+    await store?.close()
+    await deletePrefixes([PREFIX])
+  })
+
+  /** A thread in C0PERF whose parent shares `files` (and says `text`); gives the thread ts. */
+  function thread(files: string[], text = 'logs from last night'): string {
+    const ts = `1700000${String(++seq).padStart(3, '0')}.000100`
+    slack.threads.set(`C0PERF/${ts}`, [{ type: 'message', user: 'U0CAROL', text, ts, files: files.map((id) => ({ id })) }])
+    return ts
+  }
+
+  /** Sends a signed app_mention event in the thread and waits for the bot's post there. */
+  async function mention(threadTs: string, text = '<@UBOT> why'): Promise<Record<string, any>> {
+    const ts = `${Number(threadTs.split('.')[0]) + 1}.000200`
+    const body = JSON.stringify({
+      token: 'x',
+      team_id: 'TTEAM',
+      api_app_id: 'AAPP',
+      type: 'event_callback',
+      event_id: `Ev${++seq}`,
+      event_time: 1700000000,
+      event: { type: 'app_mention', user: 'U0CAROL', text, ts, thread_ts: threadTs, channel: 'C0PERF', event_ts: ts },
+    })
+    const res = await fetch(url, { method: 'POST', body, headers: { ...signedHeaders(SECRET, body), 'content-type': 'application/json' } })
+    await res.text()
+    expect(res.status).toBe(200)
+    const posted = () => slack.ok('chat.postMessage').find((c) => c.args.thread_ts === threadTs)
+    await slack.waitFor(() => posted() !== undefined, 20_000)
+    return posted()!.args
+  }
+
+  it('diagnoses seed 000 zipped (server.log + gc.log) in the thread, naming the stop-the-world pause', async () => {
+    const threadTs = thread([slack.shareFile({ name: 'broker-1.zip', bytes: zip })])
+    const reply = await mention(threadTs)
+    expect(reply.channel).toBe('C0PERF')
+    expect(reply.text).toContain('JVM stop-the-world pause on broker 1')
+    const blocks = JSON.stringify(reply.blocks)
+    expect(blocks).toContain('stw_pause_session_expiry')
+    expect(blocks).toContain('Client session timed out, have not heard from server in 7768ms')
+    // server.log has no offset; the zipped gc.log lends its -04:00, and the reply says so.
+    expect(blocks).toContain('offset-less times read as -04:00 (the offset gc.log carries)')
+    expect(blocks).not.toContain('"type":"actions"')
+    const download = slack.calls.filter((c) => c.method === 'download')
+    expect(download.at(-1)?.args).toMatchObject({ authorized: true })
+    expect(slack.allProblems()).toEqual([])
+  }, 30_000)
+
+  it('reads a .gz the same way, the broker taken from the mention', async () => {
+    const threadTs = thread([
+      slack.shareFile({ name: 'server.log.gz', bytes: gzipSync(await readFile(path.join(LOGS, 'server.log'))) }),
+      slack.shareFile({ name: 'gc.log.gz', bytes: gzipSync(await readFile(path.join(LOGS, 'gc.log'))) }),
+    ])
+    const reply = await mention(threadTs, '<@UBOT> why broker-1')
+    expect(JSON.stringify(reply.blocks)).toContain('stw_pause_session_expiry')
+  }, 30_000)
+
+  it('leaves the team store without a signal, a broker or a recorded diagnosis', async () => {
+    expect(await store.brokers()).toEqual([])
+    expect(await store.recentDiagnoses(0)).toEqual([])
+    expect(await store.query({ cluster: 'perf-lab', broker: '1', from: 0, to: Date.now() })).toEqual([])
+  })
+
+  it('refuses a file over 50 MiB with a reply in the thread, without downloading it', async () => {
+    const before = slack.calls.filter((c) => c.method === 'download').length
+    const threadTs = thread([slack.shareFile({ name: 'server.log', bytes: Buffer.from('x'), size: 60 * 1024 ** 2 })])
+    const reply = await mention(threadTs)
+    expect(reply.text).toMatch(/server\.log is 60\.0 MiB; I read files up to 50\.0 MiB/)
+    expect(slack.calls.filter((c) => c.method === 'download').length).toBe(before)
+  })
+
+  it('stops reading a download that runs past the cap whatever files.info and the headers said', async () => {
+    const declared = await mention(thread([slack.shareFile({ name: 'big.log', bytes: Buffer.alloc(51 * 1024 ** 2, 0x41), size: 1000 })]))
+    expect(declared.text).toMatch(/big\.log is 51\.0 MiB; I read files up to 50\.0 MiB/)
+    const streamed = await mention(thread([slack.shareFile({ name: 'big.log', bytes: Buffer.alloc(51 * 1024 ** 2, 0x41), size: 1000, chunked: true })]))
+    expect(streamed.text).toMatch(/big\.log is larger than 50\.0 MiB, the most I read/)
+  }, 30_000)
+
+  it('gets nothing from the private URL without the bot token (as Slack: a sign-in redirect)', async () => {
+    const id = slack.shareFile({ name: 'server.log', bytes: await readFile(path.join(LOGS, 'server.log')) })
+    const info = await (await fetch(`${slack.apiUrl}files.info`, { method: 'POST', body: new URLSearchParams({ file: id }) })).json()
+    const res = await fetch(info.file.url_private_download, { redirect: 'manual' })
+    expect(res.status).toBe(302)
+    expect(await res.text()).not.toContain('Kafka')
+    expect(slack.calls.at(-1)).toMatchObject({ method: 'download', args: { authorized: false }, status: 302 })
+  })
+
+  it('tells the thread Slack did not hand the file over when the token is refused', async () => {
+    const id = slack.shareFile({ name: 'server.log', bytes: await readFile(path.join(LOGS, 'server.log')) })
+    slack.botToken = 'xoxb-rotated'
+    try {
+      const reply = await mention(thread([id]))
+      expect(reply.text).toMatch(/Slack did not hand over server\.log \(HTTP 302\)\. The app needs the files:read scope/)
+      expect(slack.calls.filter((c) => c.method === 'download').at(-1)).toMatchObject({ args: { authorized: false }, status: 302 })
+    } finally {
+      slack.botToken = 'xoxb-test'
+    }
+  })
+
+  it('answers with how to share logs when the thread has none, and escapes file names', async () => {
+    const none = await mention(thread([]))
+    expect(none.text).toMatch(/I found no log here/)
+    const odd = await mention(thread([slack.shareFile({ name: '<!channel>.png', bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0, 1, 2, 3]) })]))
+    expect(odd.text).toMatch(/is a log I can read/)
+    expect(JSON.stringify(odd.blocks)).not.toContain('<!channel>')
+  })
+
+  it('diagnoses lines pasted in a code block of the thread, as the broker the mention names', async () => {
+    const lines = (await readFile(path.join(LOGS, 'server.log'), 'utf8')).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+    const reply = await mention(thread([], `broker 1 last night:\n\`\`\`${lines}\`\`\``), '<@UBOT> why 1')
+    expect(reply.text).toMatch(/^Broker 1 \(perf-lab\)/)
+    const blocks = JSON.stringify(reply.blocks)
+    // Without the GC log a pause can be neither shown nor ruled out: the server.log-only rule answers.
+    expect(blocks).toContain('zk_session_expiry_pause_unknown')
+    expect(blocks).toMatch(/pasted\.log: \d+ lines from 1 file/)
+    // Unescaped back to the broker's own text before parsing.
+    expect(blocks).toContain('Client session timed out, have not heard from server in 7768ms')
+  })
+})
