@@ -85,9 +85,10 @@ export function createSlackBot(env: BotEnv, ctx: BotContext, opts: SlackBotOptio
   }
   const poster = new SlackPoster(slackCall, { log })
   const wired: BotContext = { ...ctx, log, post: async (channel, msg) => void (await poster.postMessage(channel, msg)) }
-  app.command('/kafka', onKafkaCommand(wired, poster))
+  const uploads = { call: slackCall, poster, download: { token: env.botToken, allowedOrigins: downloadOrigins(env.slackApiUrl) } }
+  app.command('/kafka', onKafkaCommand(wired, poster, uploads))
   app.action(/^kafka_/, onKafkaAction(wired))
-  app.event('app_mention', onAppMention(wired, { call: slackCall, poster, download: { token: env.botToken, allowedOrigins: downloadOrigins(env.slackApiUrl) } }))
+  app.event('app_mention', onAppMention(wired, uploads))
 
   let server: Server | undefined
   return {

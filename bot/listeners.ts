@@ -27,10 +27,25 @@ export function toRespond(msg: BotMessage): RespondArguments {
   } as RespondArguments
 }
 
-/** `/kafka …` */
-export function onKafkaCommand(ctx: BotContext, poster: SlackPoster) {
+/**
+ * `/kafka …`. A bare `/kafka why` (no broker) with `uploads` given first looks for logs the asker
+ * shared among the channel's last 20 messages: found, they are diagnosed in that message's thread;
+ * not found (or the history cannot be read), the usual answer asks for a broker.
+ */
+export function onKafkaCommand(ctx: BotContext, poster: SlackPoster, uploads?: MentionDeps) {
   return async ({ command, ack, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack()
+    if (uploads && /^\s*why\s*$/i.test(command.text ?? '')) {
+      const shared = await latestShared(uploads.call, command.channel_id, command.user_id).catch((err: unknown) => {
+        ctx.log.warn('slack: channel history unreadable for /kafka why', err)
+        return undefined
+      })
+      if (shared?.ts) {
+        await respond({ text: 'Reading the logs you shared last in this channel; the diagnosis goes in that message’s thread.', response_type: 'ephemeral' })
+        await answerInThread(ctx, uploads, command.channel_id, shared.ts, async () => [shared], {})
+        return
+      }
+    }
     const reply = await runCommand(ctx, { user: command.user_id, channel: command.channel_id, text: command.text ?? '' })
     await respond(toRespond(reply))
     for (const file of reply.files ?? []) {
@@ -66,23 +81,43 @@ export function onAppMention(ctx: BotContext, deps: MentionDeps) {
   return async ({ event, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
     if (context.retryNum) return
     const channel = event.channel
-    const threadTs = event.thread_ts ?? event.ts
-    let reply: BotMessage
+    let args: { broker?: string } | Error
     try {
-      const args = mentionArgs(event.text ?? '')
-      const own: SharedMessage = { ts: event.ts, text: event.text, files: (event as { files?: { id?: string }[] }).files }
-      const messages = own.files?.length || /```/.test(own.text ?? '') || !event.thread_ts ? [own] : await threadMessages(deps.call, channel, event.thread_ts)
-      const uploads: UploadedLog[] = []
-      for (const id of sharedFileIds(messages)) uploads.push(await downloadSharedFile(deps.call, id, deps.download))
-      const pasted = pastedLines(messages)
-      if (pasted) uploads.push(pasted)
-      reply = await whyUploaded(ctx, { channel }, uploads, args)
+      args = mentionArgs(event.text ?? '')
     } catch (err) {
-      // In a thread there is no ephemeral reply: the error goes to the thread, escaped like any other.
-      reply = { ...errorMessage(err, ctx), visibility: 'channel' }
+      args = err as Error
     }
-    await deps.poster.postMessage(channel, reply, { ts: threadTs }).catch((err: unknown) => ctx.log.error('mention reply failed', err))
+    const own: SharedMessage = { ts: event.ts, text: event.text, files: (event as { files?: { id?: string }[] }).files }
+    const messages = async () => (own.files?.length || /```/.test(own.text ?? '') || !event.thread_ts ? [own] : await threadMessages(deps.call, channel, event.thread_ts))
+    await answerInThread(ctx, deps, channel, event.thread_ts ?? event.ts, messages, args)
   }
+}
+
+/**
+ * Downloads the files and pasted lines of `messages`, diagnoses them in memory and posts the answer
+ * (or the reason there is none) in the thread: there is no ephemeral reply in a thread.
+ */
+async function answerInThread(ctx: BotContext, deps: MentionDeps, channel: string, threadTs: string, messages: () => Promise<SharedMessage[]>, args: { broker?: string } | Error): Promise<void> {
+  let reply: BotMessage
+  try {
+    if (args instanceof Error) throw args
+    const shared = await messages()
+    const uploads: UploadedLog[] = []
+    for (const id of sharedFileIds(shared)) uploads.push(await downloadSharedFile(deps.call, id, deps.download))
+    const pasted = pastedLines(shared)
+    if (pasted) uploads.push(pasted)
+    reply = await whyUploaded(ctx, { channel }, uploads, args)
+  } catch (err) {
+    reply = { ...errorMessage(err, ctx), visibility: 'channel' }
+  }
+  await deps.poster.postMessage(channel, reply, { ts: threadTs }).catch((err: unknown) => ctx.log.error('thread reply failed', err))
+}
+
+/** The asker's latest message among the channel's last 20 that shares a file or pasted lines. */
+async function latestShared(call: SlackCall, channel: string, user: string): Promise<SharedMessage | undefined> {
+  const r = await call('conversations.history', { channel, limit: 20 })
+  const messages = Array.isArray(r.messages) ? (r.messages as (SharedMessage & { user?: string })[]) : []
+  return messages.find((m) => m.user === user && (m.files?.length || /```/.test(m.text ?? '')))
 }
 
 /**

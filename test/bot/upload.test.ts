@@ -100,6 +100,46 @@ describe('bot: logs shared in a thread, diagnosed on mention', () => {
     expect(JSON.stringify(reply.blocks)).toContain('stw_pause_session_expiry')
   }, 30_000)
 
+  /** Sends a signed `/kafka why` from U0CAROL in C0PERF; gives the response_url's answer. */
+  async function slashWhy(): Promise<Record<string, any>> {
+    const responseUrl = slack.responseUrl()
+    const body = new URLSearchParams({ token: 'x', team_id: 'TTEAM', channel_id: 'C0PERF', user_id: 'U0CAROL', command: '/kafka', text: 'why', api_app_id: 'AAPP', response_url: responseUrl, trigger_id: '1.2.3' }).toString()
+    const res = await fetch(url, { method: 'POST', body, headers: signedHeaders(SECRET, body) })
+    await res.text()
+    expect(res.status).toBe(200)
+    const path = new URL(responseUrl).pathname
+    await slack.waitFor(() => slack.responses.some((r) => r.args.__path === path), 20_000)
+    return slack.responses.find((r) => r.args.__path === path)!.args
+  }
+
+  it('a bare /kafka why diagnoses the file the asker shared last in the channel, in that message’s thread', async () => {
+    const ts = '1700009999.000100'
+    slack.histories.set('C0PERF', [
+      { type: 'message', user: 'U0BOB', text: 'unrelated', ts: '1700010001.000100', files: [{ id: slack.shareFile({ name: 'other.log', bytes: Buffer.from('x\n') }) }] },
+      { type: 'message', user: 'U0CAROL', text: 'broker 1 logs', ts, files: [{ id: slack.shareFile({ name: 'broker-1.zip', bytes: zip }) }] },
+    ])
+    try {
+      const ack = await slashWhy()
+      expect(ack.response_type).toBe('ephemeral')
+      expect(ack.text).toMatch(/the diagnosis goes in that message’s thread/)
+      await slack.waitFor(() => slack.ok('chat.postMessage').some((c) => c.args.thread_ts === ts), 20_000)
+      const reply = slack.ok('chat.postMessage').find((c) => c.args.thread_ts === ts)!.args
+      expect(JSON.stringify(reply.blocks)).toContain('stw_pause_session_expiry')
+    } finally {
+      slack.histories.delete('C0PERF')
+    }
+  }, 30_000)
+
+  it('a bare /kafka why with nothing the asker shared still asks for a broker', async () => {
+    slack.histories.set('C0PERF', [{ type: 'message', user: 'U0BOB', text: 'mine', ts: '1700010001.000100', files: [{ id: 'F1' }] }])
+    try {
+      const r = await slashWhy()
+      expect(r.text).toMatch(/Missing arguments\. Usage: `\/kafka why &lt;broker&gt; \[since\]`/)
+    } finally {
+      slack.histories.delete('C0PERF')
+    }
+  })
+
   it('leaves the team store without a signal, a broker or a recorded diagnosis', async () => {
     expect(await store.brokers()).toEqual([])
     expect(await store.recentDiagnoses(0)).toEqual([])

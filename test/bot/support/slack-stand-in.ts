@@ -17,6 +17,7 @@ const REQUIRED: Record<string, string[]> = {
   'files.completeUploadExternal': ['files'],
   'files.info': ['file'],
   'conversations.replies': ['channel', 'ts'],
+  'conversations.history': ['channel'],
 }
 
 /** A file shared in the stand-in's workspace: what files.info tells and what its private URL serves. */
@@ -43,6 +44,8 @@ export class SlackStandIn {
   readonly files = new Map<string, SharedFile>()
   /** Thread messages by `channel/thread_ts`, parent first, for conversations.replies. */
   readonly threads = new Map<string, Record<string, any>[]>()
+  /** A channel's messages, newest first, for conversations.history. */
+  readonly histories = new Map<string, Record<string, any>[]>()
 
   /** Shares a file: its id, to put in a message's `files`. */
   shareFile(file: SharedFile): string {
@@ -191,6 +194,8 @@ export class SlackStandIn {
         const download = `${this.base}/files-pri/${id}/download/${encodeURIComponent(f.name)}`
         return send(200, { ok: true, file: { id, name: f.name, size: f.size ?? f.bytes.length, mode: f.mode ?? 'hosted', url_private: download, url_private_download: download } })
       }
+      case 'conversations.history':
+        return send(200, { ok: true, messages: (this.histories.get(String(args.channel)) ?? []).slice(0, Number(args.limit ?? 100)), has_more: false })
       case 'conversations.replies': {
         const messages = this.threads.get(`${args.channel}/${args.ts}`)
         return send(200, messages ? { ok: true, messages, has_more: false } : { ok: false, error: 'thread_not_found' })
