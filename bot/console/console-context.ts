@@ -22,6 +22,27 @@ export const CONSOLE_USER = 'UCONSOLE'
 /** The channel the console speaks in. */
 export const CONSOLE_CHANNEL = 'CCONSOLE'
 
+/** Who the console speaks as and where: a Slack user id and a channel id. */
+export type ConsoleIdentity = { user: string; channel: string }
+
+/**
+ * The console's identity. By default the console user in the console channel; with `as` (a Slack user
+ * id from the configuration's allowed.users) that user, in the first allowed channel that is a
+ * cluster's channel (else the first allowed channel), so the change and admin flows an allowed user
+ * has can be tried from a terminal exactly as the bot would check them. Anyone else is refused.
+ */
+export function consoleIdentity(config: BotConfig, as?: string, configPath?: string): ConsoleIdentity {
+  if (as === undefined) return { user: CONSOLE_USER, channel: CONSOLE_CHANNEL }
+  if (!configPath) throw new UserError(`--as ${as} needs --config with a file whose allowed.users lists ${as}`)
+  if (!config.allowed.users.includes(as)) {
+    const users = config.allowed.users.length ? config.allowed.users.join(', ') : 'nobody'
+    throw new UserError(`--as ${as}: not in allowed.users of ${configPath} (allowed: ${users})`)
+  }
+  const channels = config.allowed.channels
+  const channel = channels.find((c) => config.clusters.some((k) => k.channel === c)) ?? channels[0] ?? CONSOLE_CHANNEL
+  return { user: as, channel }
+}
+
 /** How the console session is set up. */
 export type ConsoleOptions = {
   /** Incident directory to load; null for none (use what the store already holds). */

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises'
 import { handleAction } from '../../bot/actions/handle-action.js'
-import { CONSOLE_CHANNEL, CONSOLE_USER } from '../../bot/console/console-context.js'
+import { consoleIdentity } from '../../bot/console/console-context.js'
+import { UserError } from '../../bot/errors.js'
 import { runCommand } from '../../bot/dispatch.js'
 import type { BotMessage, Button } from '../../bot/message.js'
 import { toRespond } from '../../bot/listeners.js'
@@ -8,30 +9,42 @@ import { toConsole } from '../../bot/render/console.js'
 import { messageArgs } from '../../bot/slack/slack-poster.js'
 import { openSession, parseSessionArgs } from '../console-session.js'
 
-const USAGE = `usage: kafka-why console [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--rules <path>]… [--now <ISO time>] [--json] [-c "<command>"]
+const USAGE = `usage: kafka-why console [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--rules <path>]… [--now <ISO time>] [--json] [--as <Slack user id>] [-c "<command>"]
 
 The Slack bot in a terminal: type the same commands as after /kafka (why 1, status, help, …).
 Buttons are numbered; \`click <n>\` presses one. Default incident: test/incidents/seed-000-stw-session-expiry.
 --json prints, instead of text, the exact Slack payloads the bot would send (method, channel, text,
-blocks, …), one JSON object per line.`
+blocks, …), one JSON object per line.
+--as U… speaks as that Slack user (listed in allowed.users of the --config file), in an allowed
+channel, so changing commands and admin flows can be tried.`
 
 /** `kafka-why console`: the bot's commands and messages over the embedded store, no Slack needed. */
 export async function run(argv: string[]): Promise<number> {
   const rulesPaths: string[] = []
   let oneShot: string | undefined
   let json = false
+  let as: string | undefined
   const args = parseSessionArgs('console', USAGE, argv, (a, next) => {
     if (a === '--rules') rulesPaths.push(next())
     else if (a === '-c' || a === '--command') oneShot = next()
     else if (a === '--json') json = true
+    else if (a === '--as') as = next()
     else return false
     return true
   })
   if (typeof args === 'number') return args
   const session = await openSession('console', { ...args, rulesPaths: rulesPaths.length ? rulesPaths : undefined })
   if (typeof session === 'number') return session
+  let req: { user: string; channel: string }
+  try {
+    req = consoleIdentity(session.ctx.config, as, args.configPath)
+  } catch (err) {
+    await session.close()
+    if (!(err instanceof UserError)) throw err
+    console.error(`kafka-why console: ${err.message}`)
+    return 2
+  }
   const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
-  const req = { user: CONSOLE_USER, channel: CONSOLE_CHANNEL }
   // In --json mode posts beside the reply (audit channel) are printed as the chat.postMessage they would be.
   const ctx = json ? { ...session.ctx, post: async (channel: string, msg: BotMessage) => console.log(JSON.stringify({ method: 'chat.postMessage', ...messageArgs(channel, msg) })) } : session.ctx
   const show = (reply: BotMessage, buttons: Button[], color: boolean) => (json ? showJson(reply, buttons, req.channel) : showText(reply, buttons, color))

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -81,5 +81,40 @@ describe('cli/commands/console and cli/commands/digest', () => {
   it('refuses an unknown option with usage and exit code 2', () => {
     expect(badOption.code).toBe(2)
     expect(badOption.err).toMatch(/unknown option '--frobnicate'[\s\S]*usage: kafka-why console/)
+  })
+})
+
+describe('kafka-why console --as', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kafka-why-console-as-'))
+  const config = join(dir, 'bot.yaml')
+  writeFileSync(config, ['clusters:', '  perf-lab:', "    brokers: ['127.0.0.1:9092']", '    channel: CKAFKA', 'time_zone: UTC', 'allowed:', '  users: [UALICE]', '  channels: [CKAFKA]', ''].join('\n'))
+  const silence = 'silence stw_pause_session_expiry 2h'
+  let alice: Run, mallory: Run, plain: Run, noConfig: Run
+
+  beforeAll(async () => {
+    ;[alice, mallory, plain, noConfig] = await Promise.all([
+      cli(['console', '--config', config, '--as', 'UALICE', '-c', silence]),
+      cli(['console', '--config', config, '--as', 'UMALLORY', '-c', silence]),
+      cli(['console', '--config', config, '-c', silence]),
+      cli(['console', '--as', 'UALICE', '-c', silence]),
+    ])
+  }, 240_000)
+
+  it('acts as a user from allowed.users, in an allowed channel, so a changing command goes through', () => {
+    expect(alice.code, alice.err).toBe(0)
+    expect(alice.out).toMatch(/Silenced `?stw_pause_session_expiry`? for 2h/)
+    // The same command as the console's own user is refused by the same check the bot makes.
+    expect(plain.code).toBe(1)
+    expect(plain.out).toContain('You may not silence alerts')
+  })
+
+  it.each([
+    ['a user not in allowed.users', () => mallory, /^kafka-why console: --as UMALLORY: not in allowed\.users of .*bot\.yaml \(allowed: UALICE\)\n$/],
+    ['no --config to check it against', () => noConfig, /^kafka-why console: --as UALICE needs --config with a file whose allowed\.users lists UALICE\n$/],
+  ])('refuses --as for %s with one line and exit 2', (_, result, message) => {
+    const r = result()
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(message)
+    expect(r.out).toBe('')
   })
 })
