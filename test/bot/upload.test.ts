@@ -91,13 +91,16 @@ describe('bot: logs shared in a thread, diagnosed on mention', () => {
     expect(slack.allProblems()).toEqual([])
   }, 30_000)
 
-  it('reads a .gz the same way, the broker taken from the mention', async () => {
+  it('reads a .gz the same way, the broker taken from the mention, secrets in the reply redacted', async () => {
     const threadTs = thread([
-      slack.shareFile({ name: 'server.log.gz', bytes: gzipSync(await readFile(path.join(LOGS, 'server.log'))) }),
+      slack.shareFile({ name: 'server-xoxb-1234567-secretpart.log.gz', bytes: gzipSync(await readFile(path.join(LOGS, 'server.log'))) }),
       slack.shareFile({ name: 'gc.log.gz', bytes: gzipSync(await readFile(path.join(LOGS, 'gc.log'))) }),
     ])
     const reply = await mention(threadTs, '<@UBOT> why broker-1')
-    expect(JSON.stringify(reply.blocks)).toContain('stw_pause_session_expiry')
+    const blocks = JSON.stringify(reply.blocks)
+    expect(blocks).toContain('stw_pause_session_expiry')
+    expect(blocks).toContain('server-xoxb-[redacted]')
+    expect(blocks).not.toContain('secretpart')
   }, 30_000)
 
   /** Sends a signed `/kafka why` from U0CAROL in C0PERF; gives the response_url's answer. */
