@@ -18,7 +18,7 @@ const SECRET = 'test-signing-secret-upload-0123'
 const PREFIX = `kafka-why-test-upload-${process.pid}-${Date.now()}:`
 const LOGS = path.join(SEED_000, 'broker-1')
 
-describe('bot: logs shared in a thread, diagnosed on mention', () => {
+describe('bot/upload (logs shared in a thread, diagnosed on mention or bare /kafka why)', () => {
   const slack = new SlackStandIn()
   let bot: SlackBot
   let t: TestContext
@@ -188,6 +188,8 @@ describe('bot: logs shared in a thread, diagnosed on mention', () => {
   it('answers with how to share logs when the thread has none, and escapes file names', async () => {
     const none = await mention(thread([]))
     expect(none.text).toMatch(/I found no log here/)
+    const other = await mention(thread([]), '<@UBOT> hello there')
+    expect(other.text).toMatch(/Mention me with `why` \(or `why 3` for broker 3\)/)
     const odd = await mention(thread([slack.shareFile({ name: '<!channel>.png', bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0, 1, 2, 3]) })]))
     expect(odd.text).toMatch(/is a log I can read/)
     expect(JSON.stringify(odd.blocks)).not.toContain('<!channel>')
