@@ -67,9 +67,12 @@ describe('bot/upload (logs shared in a thread, diagnosed on mention or bare /kaf
       event_time: 1700000000,
       event: { type: 'app_mention', user: 'U0CAROL', text, ts, thread_ts: threadTs, channel: 'C0PERF', event_ts: ts },
     })
+    const started = performance.now()
     const res = await fetch(url, { method: 'POST', body, headers: { ...signedHeaders(SECRET, body), 'content-type': 'application/json' } })
     await res.text()
     expect(res.status).toBe(200)
+    // Acknowledged before the download and the diagnosis: Slack redelivers events not acked in 3 s.
+    expect(performance.now() - started).toBeLessThan(3000)
     const posted = () => slack.ok('chat.postMessage').find((c) => c.args.thread_ts === threadTs)
     await slack.waitFor(() => posted() !== undefined, 20_000)
     return posted()!.args
