@@ -34,6 +34,8 @@ export type BotConfig = {
   auditChannel?: string
   /** Rule files or directories to load. */
   rules: string[]
+  /** Where the bot's HTTP receiver listens (`listen: 127.0.0.1:3000`); wins over HOST/PORT. */
+  listen?: { host: string; port: number }
 }
 
 /** The validated environment: secrets and endpoints. */
@@ -66,7 +68,7 @@ const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/
 const CONFIG_KEY = /^[a-z][a-z0-9.]*$/
 
 // `live` belongs to serve's adapters (adapters/live/live-config.ts) when both share kafka-why.yaml.
-const KNOWN_TOP = ['clusters', 'time_zone', 'digest', 'allowed', 'silencers', 'risky_keys', 'audit_channel', 'rules', 'live']
+const KNOWN_TOP = ['clusters', 'time_zone', 'digest', 'allowed', 'silencers', 'risky_keys', 'audit_channel', 'rules', 'listen', 'live']
 
 /** Parses and validates the YAML text; throws ConfigError listing every bad key. */
 export function parseBotConfig(text: string, file = 'config'): BotConfig {
@@ -134,6 +136,13 @@ export function parseBotConfig(text: string, file = 'config'): BotConfig {
     problems.push('audit_channel: expected a Slack channel id like C0123ABCD')
   }
   const rules = stringList(raw.rules ?? ['rules'], 'rules', problems, /^[^\0]+$/, 'a path')
+  let listen: BotConfig['listen']
+  if (raw.listen !== undefined) {
+    // host:port with the host spelled out: an operator decides whether the bot faces every interface.
+    const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(String(raw.listen))
+    if (!m || Number(m[2]) > 65535) problems.push(`listen: '${String(raw.listen)}' is not host:port (e.g. 127.0.0.1:3000, or 0.0.0.0:3000 for every interface)`)
+    else listen = { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) }
+  }
 
   if (problems.length) throw new ConfigError(problems.map((p) => `${file}: ${p}`))
   return {
@@ -145,6 +154,7 @@ export function parseBotConfig(text: string, file = 'config'): BotConfig {
     riskyKeys,
     auditChannel: auditChannel as string | undefined,
     rules,
+    ...(listen ? { listen } : {}),
   }
 }
 

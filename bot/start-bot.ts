@@ -50,9 +50,11 @@ export const OUTBOX_CAP = 10_000
 
 /** Starts everything `serve` needs from the bot; throws ConfigError before listening when settings are bad. */
 export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: StartBotOptions = {}): Promise<RunningBot> {
-  const { env: botEnv, config } = opts.settings
+  const { env: settingsEnv, config } = opts.settings
     ? { env: parseBotEnv(env), config: parseBotConfig(opts.settings.text, opts.settings.file) }
     : await loadBotSettings(env)
+  // The file's `listen:` is the explicit address; HOST/PORT (loopback by default) only without it.
+  const botEnv = config.listen ? { ...settingsEnv, host: config.listen.host, port: config.listen.port } : settingsEnv
   const store = opts.store ?? openStore(env)
   const rules = await loadRuleSet(config.rules)
   const log = redactingLog(opts.log)

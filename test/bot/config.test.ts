@@ -39,6 +39,9 @@ describe('bot/config', () => {
     expect(c.allowed.users).toEqual(['U0ALICE', 'U0BOB'])
     expect(c.riskyKeys).toContain('retention.ms')
     expect(c.auditChannel).toBe('C0AUDIT')
+    expect(c.listen).toBeUndefined()
+    expect(parseBotConfig(`${GOOD}listen: 0.0.0.0:3000\n`).listen).toEqual({ host: '0.0.0.0', port: 3000 })
+    expect(parseBotConfig(`${GOOD}listen: "[::1]:3000"\n`).listen).toEqual({ host: '::1', port: 3000 })
   })
 
   it.each([
@@ -49,6 +52,8 @@ describe('bot/config', () => {
     ['risky_keys: [Retention MS]', 'bot.yaml: risky_keys[0]:'],
     ['audit_channel: "#audit"', 'bot.yaml: audit_channel:'],
     ['colour: blue', 'bot.yaml: colour: unknown key'],
+    ['listen: 3000', 'bot.yaml: listen:'],
+    ['listen: "localhost:99999"', 'bot.yaml: listen:'],
   ])('names the bad key for %j', (line, prefix) => {
     const key = line.split(':')[0]
     const re = new RegExp(`^${key}:.*$`, 'm')
