@@ -112,9 +112,9 @@ export type ChartOptions = { from: number; to: number; timeZone?: string; width?
 export type ChartAxis = { from: number; to: number; ticks: { at: number; label: string }[]; caption: string; zoomed: boolean }
 
 const TICKS = 4
-/** Margin either side of the data when the axis zooms in, as a share of the data's span (at least 30 s). */
+/** Margin either side of the data when the axis zooms in, as a share of the data's span (at least 10 s). */
 const MARGIN_SHARE = 0.05
-const MIN_MARGIN_MS = 30_000
+const MIN_MARGIN_MS = 10_000
 
 /**
  * The time axis: a 9-minute incident in a 24 h window drawn over the full window is a dot at the

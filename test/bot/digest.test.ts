@@ -210,9 +210,9 @@ describe('bot/digest/chart: the axis fits the data and says when and where', () 
     expect(axis.to - axis.from).toBeLessThan(3_600_000)
     const png = decodePng(renderChart(r.chart, { from: r.from, to: r.to, timeZone: 'UTC' }))
     const cols = seriesColumns(png)
-    // The data spans the axis but for the margins (5% each side, at least 30 s).
-    expect((cols[cols.length - 1] - cols[0]) / PLOT_W).toBeGreaterThan(0.6)
-    expect(cols[0] - LEFT).toBeLessThan(PLOT_W * 0.35)
+    // The data spans the axis but for the margins (5% each side, at least 10 s).
+    expect((cols[cols.length - 1] - cols[0]) / PLOT_W).toBeGreaterThan(0.8)
+    expect(cols[0] - LEFT).toBeLessThan(PLOT_W * 0.2)
   })
 
   it('keeps the full window when the data covers it', () => {
