@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSlackBot, type SlackBot } from '../../bot/app.js'
+import type { SlackBot } from '../../bot/app.js'
 import { signedHeaders } from './support/sign.js'
 import { SlackStandIn } from './support/slack-stand-in.js'
 import { testContext, type TestContext } from './support/bot-context.js'
+import { startHttpBot } from './support/http-bot.js'
 
 const SECRET = 'test-signing-secret-0123456789'
 
@@ -15,9 +16,7 @@ describe('bot/app (end to end through the HTTP receiver)', () => {
   beforeAll(async () => {
     await slack.start()
     t = await testContext()
-    bot = createSlackBot({ mode: 'http', botToken: 'xoxb-test', signingSecret: SECRET, port: 0, slackApiUrl: slack.apiUrl, configPath: '' }, t.ctx)
-    const port = await bot.start({ port: 0, host: '127.0.0.1' })
-    url = `http://127.0.0.1:${port}/slack/events`
+    ;({ bot, url } = await startHttpBot(t.ctx, slack, SECRET))
   })
   afterAll(async () => {
     await bot?.stop()

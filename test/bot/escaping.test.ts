@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSlackBot, type SlackBot } from '../../bot/app.js'
+import type { SlackBot } from '../../bot/app.js'
 import { notifyAlerts } from '../../bot/alerts/notify-alerts.js'
 import { loadIncident } from '../../bot/engine-bridge.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
@@ -9,6 +9,7 @@ import { signedHeaders } from './support/sign.js'
 import { SlackStandIn } from './support/slack-stand-in.js'
 import { fallbackProblems, mrkdwnProblems } from './support/validate-blocks.js'
 import { ROOT, SEED_000, testContext, type TestContext } from './support/bot-context.js'
+import { startHttpBot } from './support/http-bot.js'
 
 // Names a hostile or careless client can give its consumer group and topic: Slack would read the
 // first as a broadcast to the channel and the second as a link with a label of the attacker's choice.
@@ -64,8 +65,7 @@ describe('bot/render escaping (hostile group and topic names through the real HT
     await slack.start()
     const { store, end } = await hostileStore()
     t = await testContext({ store, replay: false, now: end + 1000 })
-    bot = createSlackBot({ mode: 'http', botToken: 'xoxb-test', signingSecret: SECRET, port: 0, slackApiUrl: slack.apiUrl, configPath: '' }, t.ctx)
-    url = `http://127.0.0.1:${await bot.start({ port: 0, host: '127.0.0.1' })}/slack/events`
+    ;({ bot, url } = await startHttpBot(t.ctx, slack, SECRET))
   })
   afterAll(async () => {
     await bot?.stop()

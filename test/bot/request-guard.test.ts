@@ -1,10 +1,11 @@
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSlackBot, type SlackBot } from '../../bot/app.js'
+import type { SlackBot } from '../../bot/app.js'
 import { MAX_BODY_BYTES } from '../../bot/slack/request-guard.js'
 import { signedHeaders } from './support/sign.js'
 import { SlackStandIn } from './support/slack-stand-in.js'
 import { testContext, type TestContext } from './support/bot-context.js'
+import { startHttpBot } from './support/http-bot.js'
 
 const SECRET = 'guard-signing-secret-0123456789'
 
@@ -39,9 +40,7 @@ describe('bot/slack/request-guard (through the HTTP receiver)', () => {
   beforeAll(async () => {
     await slack.start()
     t = await testContext()
-    bot = createSlackBot({ mode: 'http', botToken: 'xoxb-test', signingSecret: SECRET, port: 0, slackApiUrl: slack.apiUrl, configPath: '' }, t.ctx)
-    port = (await bot.start({ port: 0, host: '127.0.0.1' }))!
-    url = `http://127.0.0.1:${port}/slack/events`
+    ;({ bot, port, url } = await startHttpBot(t.ctx, slack, SECRET))
   })
   afterAll(async () => {
     await bot?.stop()

@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSlackBot, type SlackBot } from '../../bot/app.js'
+import type { SlackBot } from '../../bot/app.js'
 import { RedisStore } from '../../engine/store/redis-store.js'
 import { deletePrefixes, TEST_REDIS_URL } from '../support/redis-prefix.js'
 import { SEED_000, testContext, type TestContext } from './support/bot-context.js'
 import { signedHeaders } from './support/sign.js'
 import { SlackStandIn } from './support/slack-stand-in.js'
+import { startHttpBot } from './support/http-bot.js'
 
 // A log shared in a Slack thread, diagnosed when the bot is mentioned there: through Bolt's HTTP
 // receiver with signed event requests, the files fetched from the stand-in with the bot token, the
@@ -38,8 +39,7 @@ describe('bot/upload (logs shared in a thread, diagnosed on mention or bare /kaf
     await slack.start()
     store = new RedisStore({ url: TEST_REDIS_URL, prefix: PREFIX })
     t = await testContext({ store, replay: false, now: Date.parse('2026-01-01T00:00:00Z') })
-    bot = createSlackBot({ mode: 'http', botToken: slack.botToken, signingSecret: SECRET, port: 0, slackApiUrl: slack.apiUrl, configPath: '' }, t.ctx)
-    url = `http://127.0.0.1:${await bot.start({ port: 0, host: '127.0.0.1' })}/slack/events`
+    ;({ bot, url } = await startHttpBot(t.ctx, slack, SECRET, slack.botToken))
   })
   afterAll(async () => {
     await bot?.stop()

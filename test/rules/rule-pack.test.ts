@@ -13,7 +13,8 @@ describe('rules', () => {
     expect(run.ok).toBe(true)
     expect(run.rules.length).toBeGreaterThanOrEqual(16)
     expect(run.coverage.filter((c) => c.asserted === 0).map((c) => c.ruleId)).toEqual([])
-  })
+    // Every rule test of the pack (about 170, each replaying its incident) runs in this one case.
+  }, 300_000)
 
   it('is lint-clean and in the canonical layout', async () => {
     const { rules, diagnostics, sources } = await loadRules(['rules/'])
