@@ -195,13 +195,21 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace
  * had one) or one regex, and a fresh level regex. Built once per file.
  */
 export function genericPrefilter(set: MatcherSet): GenericPrefilter {
-  const literals = [...set.message, ...set.record].flatMap((m) => m.literals)
+  const literals = [...new Set([...[...set.message, ...set.record].flatMap((m) => m.literals), ...GENERIC_RECORD_LITERALS])]
+  // The scanner skips at most its shortest literal's length per step: one 8-character literal halves
+  // its speed over every line. Short literals join the level words' regex pass instead.
+  const long = literals.filter((l) => l.length >= SCAN_SKIP_LITERAL)
+  const short = literals.filter((l) => l.length < SCAN_SKIP_LITERAL)
+  const scanned = set.scanner !== undefined && long.length > 0
   return {
-    scanner: set.scanner ? new LiteralScanner([...literals, ...GENERIC_RECORD_LITERALS]) : undefined,
+    scanner: scanned ? new LiteralScanner(long) : undefined,
     trigger: new RegExp(`${set.trigger.source}|${GENERIC_RECORD_LITERALS.map(escapeRe).join('|')}`, 'g'),
-    level: new RegExp(LEVEL_TRIGGER.source, 'g'),
+    level: new RegExp([LEVEL_TRIGGER.source, ...(scanned ? short.map(escapeRe) : [])].join('|'), 'g'),
   }
 }
+
+/** Literals at least this long are found by the skip-ahead scanner; shorter ones by the regex pass. */
+const SCAN_SKIP_LITERAL = 10
 
 /** The generic triggers as POSIX ERE alternatives, for `grep -E` baselines (a line ends where "\n" was). */
 export function genericTriggersEre(): string {
