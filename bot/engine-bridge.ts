@@ -8,7 +8,7 @@ import { readUploadedLogs, type UploadedLog, type UploadedRead, type UploadedRea
 import { MemoryStore } from '../engine/store/memory-store.js'
 import { loadRules } from '../rule-files/load-rules.js'
 import { diagnose } from '../engine/diagnose.js'
-import { replayAlerts } from '../engine/replay-alerts.js'
+import { replayAlerts, SignalTimes } from '../engine/replay-alerts.js'
 
 /**
  * The bot's only doorway into the engine, the rule loader, the incident reader and the kafkajs
@@ -41,20 +41,16 @@ export async function loadRuleSet(paths: string[]): Promise<RuleSet> {
 export async function loadIncident(store: Store, dir: string): Promise<{ accepted: number; rejected: number; lastAt?: number; times: Map<string, number[]> }> {
   let accepted = 0
   let rejected = 0
-  let lastAt: number | undefined
-  const times = new Map<string, number[]>()
+  const collected = new SignalTimes()
   for await (const batch of readSignalSources([dir])) {
     const r = await store.append(batch)
     accepted += r.accepted
     rejected += Object.values(r.rejected).reduce((a, b) => a + b, 0)
-    for (const s of batch) {
-      if (lastAt === undefined || s.at > lastAt) lastAt = s.at
-      let list = times.get(s.cluster)
-      if (!list) times.set(s.cluster, (list = []))
-      list.push(s.at)
-    }
+    collected.add(batch)
   }
-  for (const list of times.values()) list.sort((a, b) => a - b)
+  const times = collected.sorted()
+  let lastAt: number | undefined
+  for (const list of times.values()) if (lastAt === undefined || list[list.length - 1] > lastAt) lastAt = list[list.length - 1]
   return { accepted, rejected, lastAt, times }
 }
 

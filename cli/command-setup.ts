@@ -85,10 +85,8 @@ export async function withStore(body: (store: Store) => Promise<number>): Promis
       console.error(`kafka-why: ${err.message}`)
       return 1
     }
-    if ((err as { code?: unknown }).code === 'STORE_UNAVAILABLE') {
-      console.error(`kafka-why: ${(err as Error).message}`)
-      return 1
-    }
+    const unavailable = reportStoreUnavailable('kafka-why', err)
+    if (unavailable !== undefined) return unavailable
     if (typeof (err as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code)) {
       console.error(`kafka-why: ${(err as Error).message}`)
       return 1
@@ -108,5 +106,12 @@ export function usageError(message: string): number {
 /** Prints rendered rule-file errors and gives exit code 1: nothing is evaluated with broken rules. */
 export function reportRuleErrors(error: string): number {
   console.error(error)
+  return 1
+}
+
+/** An unreachable store as one line under `prefix` ("kafka-why", "kafka-why digest") and exit code 1; undefined for any other error. */
+export function reportStoreUnavailable(prefix: string, err: unknown): number | undefined {
+  if ((err as { code?: unknown }).code !== 'STORE_UNAVAILABLE') return undefined
+  console.error(`${prefix}: ${(err as Error).message}`)
   return 1
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { DEFAULT_INCIDENT, openConsole, type ConsoleOptions, type ConsoleSession } from '../bot/console/console-context.js'
 import { ConfigError } from '../bot/config.js'
+import { reportStoreUnavailable } from './command-setup.js'
 
 /**
  * What the commands that run the bot in a terminal (console, digest) share: the options that choose
@@ -57,15 +58,8 @@ export async function openSession(command: string, opts: ConsoleOptions): Promis
       console.error(`kafka-why ${command}: ${(err as Error).message}`)
       return 2
     }
-    const code = storeFailure(command, err)
+    const code = reportStoreUnavailable(`kafka-why ${command}`, err)
     if (code !== undefined) return code
     throw err
   }
-}
-
-/** An unreachable store as one line and exit code 1; undefined for any other error. */
-export function storeFailure(command: string, err: unknown): number | undefined {
-  if ((err as { code?: unknown }).code !== 'STORE_UNAVAILABLE') return undefined
-  console.error(`kafka-why ${command}: ${(err as Error).message}`)
-  return 1
 }

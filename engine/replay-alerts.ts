@@ -10,6 +10,25 @@ import type { Store } from './store/store.js'
  * loading an incident. Time comes from the recording, never the clock.
  */
 
+/** The at-times of recorded signals per cluster, collected batch by batch: what replayAlerts steps through. */
+export class SignalTimes {
+  private readonly byCluster = new Map<string, number[]>()
+
+  add(batch: readonly Signal[]): void {
+    for (const s of batch) {
+      let list = this.byCluster.get(s.cluster)
+      if (!list) this.byCluster.set(s.cluster, (list = []))
+      list.push(s.at)
+    }
+  }
+
+  /** Every cluster's times, ascending. */
+  sorted(): Map<string, number[]> {
+    for (const list of this.byCluster.values()) list.sort((a, b) => a - b)
+    return this.byCluster
+  }
+}
+
 /** How to step through a recording. */
 export type ReplayAlertOptions = {
   stepMs: number

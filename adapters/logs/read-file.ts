@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
 import type { Signal } from '../../signals/signal.js'
 import { LogParser, type ParserLimits } from './parser.js'
 import type { LogSourceConfig, ParseStats } from './types.js'
@@ -22,22 +22,8 @@ export type LogFileReader = { batches: AsyncIterable<Signal[]>; stats: ParseStat
 /** Opens a log file for replay. Read errors end the batches and are counted as `unreadable`. */
 export function readLogFile(cfg: LogSourceConfig, file: string, opts: ReadLogOptions = {}): LogFileReader {
   const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024
-  return readLogStream(cfg, fileChunks(file, chunkBytes), opts)
-}
-
-/** The bytes of a file in chunks of about `chunkBytes`. */
-async function* fileChunks(file: string, chunkBytes: number): AsyncIterable<Buffer> {
-  const fh = await open(file, 'r')
-  try {
-    for (;;) {
-      const buf = Buffer.allocUnsafe(chunkBytes)
-      const { bytesRead } = await fh.read(buf, 0, chunkBytes, null)
-      if (bytesRead === 0) return
-      yield buf.subarray(0, bytesRead)
-    }
-  } finally {
-    await fh.close()
-  }
+  // The same stream a plain input gets from openInput: one way to read a file's bytes.
+  return readLogStream(cfg, createReadStream(file, { highWaterMark: chunkBytes }), opts)
 }
 
 /**

@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises'
 import { digestFor } from '../../bot/commands/digest.js'
 import { toConsole } from '../../bot/render/console.js'
 import { UserError } from '../../bot/errors.js'
-import { openSession, parseSessionArgs, storeFailure } from '../console-session.js'
+import { reportStoreUnavailable } from '../command-setup.js'
+import { openSession, parseSessionArgs } from '../console-session.js'
 
 const USAGE = `usage: kafka-why digest [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--cluster <name>] [--now <ISO time>] [--out <chart.png>]
 
@@ -37,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
       console.error(`kafka-why digest: ${err.message}`)
       return 2
     }
-    const code = storeFailure('digest', err)
+    const code = reportStoreUnavailable('kafka-why digest', err)
     if (code !== undefined) return code
     throw err
   } finally {

@@ -4,7 +4,7 @@ import { ArchiveLimitError } from '../../adapters/logs/open-input.js'
 import { resolveZone } from '../../adapters/logs/timestamp.js'
 import type { Rule } from '../../dsl/ast.js'
 import type { AlertEvent } from '../../engine/alerts.js'
-import { replayAlerts } from '../../engine/replay-alerts.js'
+import { replayAlerts, SignalTimes } from '../../engine/replay-alerts.js'
 import type { Store } from '../../engine/store/store.js'
 import type { Signal } from '../../signals/signal.js'
 import { parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
@@ -98,17 +98,15 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
   }
   const stats = emptySourceStats()
   const rejected: Record<string, number> = {}
-  const times = new Map<string, number[]>()
+  const times = new SignalTimes()
   const brokers = new Map<string, Set<string>>()
   let accepted = 0
   for await (const batch of readSources(paths, { ...options, cluster, stats })) {
     const r = await store.append(batch)
     accepted += r.accepted
     for (const [k, v] of Object.entries(r.rejected)) rejected[k] = (rejected[k] ?? 0) + v
+    times.add(batch)
     for (const s of batch) {
-      let list = times.get(s.cluster)
-      if (!list) times.set(s.cluster, (list = []))
-      list.push(s.at)
       if (s.broker !== undefined) {
         let set = brokers.get(s.cluster)
         if (!set) brokers.set(s.cluster, (set = new Set()))
@@ -116,8 +114,7 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
       }
     }
   }
-  for (const list of times.values()) list.sort((a, b) => a - b)
-  return { accepted, rejected, stats, times, brokers }
+  return { accepted, rejected, stats, times: times.sorted(), brokers }
 }
 
 /** The one place replay inputs are read, so the source format can change behind it. */
