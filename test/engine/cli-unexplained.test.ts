@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { kafkaWhy } from '../support/kafka-why-cli.js'
 
 // `replay` and `why` as a user runs them, on logs whose only content is an error: the answer is
 // never "0 signals" or "no signals stored yet". Lines are real: KAFKA-13266's fetcher error as the
 // pull request quotes it (one line, stack flattened), and HotSpot's banner from a docker-compose
 // report (test/corpus/jvm-commit-memory-failed-docker-compose), without timestamps.
-const run = promisify(execFile)
 /** Each test spawns the CLI once or twice; a loaded CI machine needs more than vitest's 5 s default. */
 const CLI_TIMEOUT_MS = 180_000
 const FETCHER_ERROR = "[2021-08-31 11:31:25,092] ERROR [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Unexpected error occurred while processing data for partition __consumer_offsets-1 at offset 31727 (kafka.server.ReplicaFetcherThread)java.lang.IllegalStateException: Offset mismatch for partition __consumer_offsets-1: fetched offset = 31727, log end offset = 31728. at kafka.server.ReplicaFetcherThread.processPartitionData(ReplicaFetcherThread.scala:194) at kafka.server.AbstractFetcherThread.$anonfun$processFetchRequest$8(AbstractFetcherThread.scala:545) at scala.Option.foreach(Option.scala:437) at kafka.server.AbstractFetcherThread.$anonfun$processFetchRequest$7(AbstractFetcherThread.scala:533) at kafka.server.AbstractFetcherThread.$anonfun$processFetchRequest$7$adapted(AbstractFetcherThread.scala:532) at kafka.utils.Implicits$MapExtensionMethods$.$anonfun$forKeyValue$1(Implicits.scala:62) at scala.collection.convert.JavaCollectionWrappers$JMapWrapperLike.foreachEntry(JavaCollectionWrappers.scala:359) at scala.collection.convert.JavaCollectionWrappers$JMapWrapperLike.foreachEntry$(JavaCollectionWrappers.scala:355) at scala.collection.convert.JavaCollectionWrappers$AbstractJMapWrapper.f"
@@ -21,17 +19,6 @@ const JVM_BANNER = [
   '# An error report file with more information is saved as:',
   '# /tmp/hs_err_pid1.log',
 ].join('\n')
-
-async function kafkaWhy(args: string[]) {
-  const { REDIS_URL: _ignored, ...env } = process.env
-  try {
-    const r = await run('node', ['cli/kafka-why.mjs', ...args], { env, timeout: 90_000 })
-    return { code: 0, stdout: r.stdout, stderr: r.stderr }
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
 
 describe('cli: errors alone are signals', () => {
   let dir: string
