@@ -6,6 +6,7 @@ import type { Cause } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
 import { evaluateRules } from './evaluate.js'
 import { alertFingerprint } from './fingerprint.js'
+import { lateDataCanUndo } from './late-data.js'
 import { loadForRules } from './load-data.js'
 import type { Match } from './match.js'
 import { signalKind } from './signal-kind.js'
@@ -31,6 +32,13 @@ export type AlertEngineOptions = {
   cluster?: string
   /** How far behind `now` evaluation runs so late log lines still count. Default 15 s. */
   lagMs?: number
+  /**
+   * How long a match that a late line could still undo (a rule with `not`, `for` or a lowering
+   * aggregate: see late-data.ts) stays pending after its evidence before it fires; it is re-evaluated
+   * on every tick meanwhile, so a late line that breaks it drops it unannounced. Other rules fire at
+   * once and late lines only add to them. Default 0.
+   */
+  settleMs?: number
   /** How long a condition must keep holding before pending becomes firing. Default 0 (fire at once). */
   pendingForMs?: number
   /** How long after its last match an alert stays firing (event rules match for an instant). Default 5 m. */
@@ -65,6 +73,7 @@ export class AlertEngine {
   private readonly store: Store
   private readonly cluster?: string
   private readonly lagMs: number
+  private readonly settleMs: number
   private readonly pendingForMs: number
   private readonly keepFiringMs: number
   private readonly renotifyMs: number
@@ -76,6 +85,7 @@ export class AlertEngine {
     this.rules = opts.rules
     this.cluster = opts.cluster
     this.lagMs = opts.lagMs ?? DEFAULT_LAG_MS
+    this.settleMs = opts.settleMs ?? 0
     this.pendingForMs = opts.pendingForMs ?? 0
     this.keepFiringMs = opts.keepFiringMs ?? DEFAULT_KEEP_FIRING_MS
     this.renotifyMs = opts.renotifyMs ?? DEFAULT_RENOTIFY_MS
@@ -102,9 +112,14 @@ export class AlertEngine {
     for (const [fp, a] of active) {
       const cause = a.cause
       const current = await this.store.getAlert(fp)
-      const seen = { lastSeenAt: t, summary: cause.cause, evidenceCount: cause.evidence.length }
+      // Evidence times are the signals' own: a `not` part of a match spans the window, not an event.
+      const times = a.match.evidence.length ? a.match.evidence.map((e) => e.at) : [a.match.at]
+      const evidenceAt = Math.max(...times)
+      const seen = { lastSeenAt: t, summary: cause.cause, evidenceCount: cause.evidence.length, evidenceAt }
+      // A match a late line could undo waits until its newest evidence is `settle` old.
+      const settled = !(this.settleMs > 0 && lateDataCanUndo(a.rule)) || t - evidenceAt >= this.settleMs
       if (!current || current.state === 'resolved') {
-        const fire = t - a.match.at >= this.pendingForMs
+        const fire = t - a.match.at >= this.pendingForMs && settled
         const next: AlertRecord = {
           fingerprint: fp,
           ruleId: a.rule.id,
@@ -113,6 +128,7 @@ export class AlertEngine {
           labels: { ...a.match.labels },
           state: fire ? 'firing' : 'pending',
           activeAt: a.match.at,
+          firstEvidenceAt: Math.min(...times),
           ...(fire ? { firedAt: t, notifiedAt: now } : {}),
           ...seen,
         }
@@ -120,7 +136,7 @@ export class AlertEngine {
         continue
       }
       if (current.state === 'pending') {
-        if (t - current.activeAt < this.pendingForMs) {
+        if (t - current.activeAt < this.pendingForMs || !settled) {
           await this.store.updateAlert(fp, seen)
           continue
         }
@@ -172,24 +188,26 @@ export class AlertEngine {
     for (const { cluster, broker } of await this.store.brokers()) {
       if (this.cluster !== undefined && cluster !== this.cluster) continue
       const { data } = await loadForRules(this.store, { cluster, broker, rules: this.rules, from: window.from, to: t })
-      const here = new Map<string, Omit<Active, 'cause'>>()
+      const here = new Map<string, Omit<Active, 'cause'> & { related: Match[] }>()
       for (const { rule, matches } of evaluateRules(this.rules, data, window)) {
         for (const match of matches) {
           if (match.lastAt < window.from) continue
           const fp = alertFingerprint(rule.id, cluster, broker, match.labels)
           const prev = here.get(fp)
-          if (!prev || match.at >= prev.match.at) here.set(fp, { rule, cluster, broker, match })
+          if (!prev) here.set(fp, { rule, cluster, broker, match, related: [] })
+          else if (match.at >= prev.match.at) here.set(fp, { rule, cluster, broker, match, related: [...prev.related, prev.match] })
+          else prev.related.push(match)
         }
       }
       // Causes with their consequences; an alert another one on this broker explains says so, so
       // the bot can thread it under its cause instead of posting a rival incident.
       const built = [...here].map(([fp, a]) => {
-        const cause = buildCause(a.rule, a.match, { cluster, broker })
+        const cause = buildCause(a.rule, a.match, { cluster, broker }, a.related)
         addConsequences(cause, a.rule, data, window)
         return { fp, a, cause, rule: a.rule }
       })
       markExplained(built)
-      for (const { fp, a, cause } of built) active.set(fp, { ...a, cause })
+      for (const { fp, a, cause } of built) active.set(fp, { rule: a.rule, cluster, broker, match: a.match, cause })
     }
     return active
   }

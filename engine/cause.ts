@@ -8,8 +8,8 @@ import type { Match } from './match.js'
  * Turns a rule and one of its matches into the platform-neutral Cause that diagnosis ranks and alerts
  * notify with. Ranking fields start at zero; diagnosis fills them.
  */
-export function buildCause(rule: Rule, match: Match, scope: { cluster: string; broker: string }): Cause {
-  const ctx = { ...scope, match }
+export function buildCause(rule: Rule, match: Match, scope: { cluster: string; broker: string }, related?: readonly Match[]): Cause {
+  const ctx = { ...scope, match, related }
   const cause: Cause = {
     ruleId: rule.id,
     severity: rule.severity,

@@ -82,7 +82,7 @@ export function diagnoseData(rules: readonly Rule[], data: EvalData, window: Eva
     for (const group of groupByLabels(matches)) {
       const latest = group[group.length - 1]
       const shown = group.length > 1 ? { ...combineMatches(group.slice(-MATCHES_IN_TIMELINE)), at: latest.at, values: latest.values, labels: latest.labels } : latest
-      const cause = buildCause(rule, shown, scope)
+      const cause = buildCause(rule, shown, scope, group.slice(0, -1))
       cause.matchedAt = latest.at
       cause.matches = group.length
       addConsequences(cause, rule, data, window)

@@ -3,8 +3,13 @@ import { formatValue } from '../signals/units.js'
 import type { Match } from './match.js'
 import { signalDimension } from './signal-kind.js'
 
-/** Where a placeholder's value may come from. */
-export type InterpolationContext = { cluster: string; broker: string; match: Match }
+/**
+ * Where a placeholder's value may come from. `related` are other matches of the same alert (the same
+ * rule, broker and group labels, earlier in the window): a label the latest match's evidence lacks
+ * (a `disk.quota_exceeded` line names no dir, the `disk.full` line before it did) is taken from them
+ * rather than shown as `{dir}`.
+ */
+export type InterpolationContext = { cluster: string; broker: string; match: Match; related?: readonly Match[] }
 
 /** Distinct label values shown before "(+N more)". */
 const MAX_LISTED = 3
@@ -12,15 +17,29 @@ const MAX_LISTED = 3
 /**
  * Fills `{…}` placeholders of rule text: `{broker}`, `{cluster}`, a signal of the condition (its
  * matched or aggregate value, with units: "3.3s"), a `by` label, or a label of the evidence
- * (`{topic}` lists the distinct topics involved). Anything unresolved stays visible as `{name}` so a
- * gap shows rather than hiding.
+ * (`{topic}` lists the distinct topics involved), else the same label or signal in the related matches,
+ * newest first. Anything still unresolved stays visible as `{name}` so a gap shows rather than hiding.
  */
 export function interpolate(text: Text | undefined, ctx: InterpolationContext): string {
   if (!text) return ''
   return text.parts.map((p) => (p.kind === 'literal' ? p.text : (resolve(p.name, ctx) ?? `{${p.name}}`))).join('')
 }
 
-function resolve(name: string, { cluster, broker, match }: InterpolationContext): string | undefined {
+function resolve(name: string, ctx: InterpolationContext): string | undefined {
+  if (ctx.match.values[name] === undefined && !(name in ctx.match.labels) && ctx.related?.length) {
+    const own = resolveIn(name, ctx.cluster, ctx.broker, ctx.match)
+    if (own !== undefined) return own
+    const newestFirst = [...ctx.related].sort((a, b) => b.at - a.at)
+    for (const m of newestFirst) {
+      const r = resolveIn(name, ctx.cluster, ctx.broker, m)
+      if (r !== undefined) return r
+    }
+    return undefined
+  }
+  return resolveIn(name, ctx.cluster, ctx.broker, ctx.match)
+}
+
+function resolveIn(name: string, cluster: string, broker: string, match: Match): string | undefined {
   if (name === 'broker') return broker
   if (name === 'cluster') return cluster
   const v = match.values[name]

@@ -13,7 +13,7 @@ import { parseInterval } from '../agent/parse-interval.js'
  * ```yaml
  * live:
  *   listen: 127.0.0.1:9464
- *   engine: { tick: 15s, lag: 15s }
+ *   engine: { tick: 1s, lag: 0s, settle: 2s }
  *   clusters:
  *     prod:
  *       admin: { brokers: [kafka-1:9092], interval: 30s }
@@ -28,9 +28,21 @@ import { parseInterval } from '../agent/parse-interval.js'
  *   retention: { default: 7d, resolved_alerts: 1d, every: 10m, signals: { heap.used: 2d } }
  * ```
  */
+/**
+ * The live engine's defaults: evaluate every second at real time, and hold only the rules a late line
+ * could undo (`not`, `for`, lowering aggregates) for 2 s after their evidence. A line written within
+ * 2 s of what it records can still stop such an alert; evidence → alert takes the tail's poll, up to a
+ * tick and, for those rules, the settle time (docs/live.md has the measured figures).
+ */
+export const DEFAULT_TICK_MS = 1_000
+/** Live evaluation runs at real time; `lag` delays every rule, `settle` only the ones late data can undo. */
+export const DEFAULT_LIVE_LAG_MS = 0
+/** How long a match a late line could undo is held before it fires, in live evaluation. */
+export const DEFAULT_SETTLE_MS = 2_000
+
 export type LiveConfig = {
   listen: { host: string; port: number }
-  engine: { tickMs: number; lagMs: number; enabled: boolean }
+  engine: { tickMs: number; lagMs: number; settleMs: number; enabled: boolean }
   retention: RetentionConfig
   clusters: LiveCluster[]
   /** Consume signals shipped to a Kafka topic (agents, log shippers) as one of a group of engines. */
@@ -165,16 +177,19 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml', env: Node
   }
 
   const engineRaw = live.engine ?? {}
-  let engine = { tickMs: 15_000, lagMs: 15_000, enabled: true }
-  if (!isRecord(engineRaw)) problems.push('live.engine: expected a mapping with tick, lag, enabled')
+  let engine = { tickMs: DEFAULT_TICK_MS, lagMs: DEFAULT_LIVE_LAG_MS, settleMs: DEFAULT_SETTLE_MS, enabled: true }
+  if (!isRecord(engineRaw)) problems.push('live.engine: expected a mapping with tick, lag, settle, enabled')
   else {
-    unknownKeys(engineRaw, ['tick', 'lag', 'enabled'], 'live.engine', problems)
+    unknownKeys(engineRaw, ['tick', 'lag', 'settle', 'enabled'], 'live.engine', problems)
     if (engineRaw.enabled !== undefined && typeof engineRaw.enabled !== 'boolean') problems.push('live.engine.enabled: expected true or false')
+    const zeroOr = (v: unknown, at: string, fallback: number) => (v === 0 || v === '0s' || v === '0' ? 0 : duration(v, at, fallback, problems))
     engine = {
-      tickMs: duration(engineRaw.tick, 'live.engine.tick', 15_000, problems),
-      lagMs: engineRaw.lag === 0 || engineRaw.lag === '0s' ? 0 : duration(engineRaw.lag, 'live.engine.lag', 15_000, problems),
+      tickMs: duration(engineRaw.tick, 'live.engine.tick', DEFAULT_TICK_MS, problems),
+      lagMs: zeroOr(engineRaw.lag, 'live.engine.lag', DEFAULT_LIVE_LAG_MS),
+      settleMs: zeroOr(engineRaw.settle, 'live.engine.settle', DEFAULT_SETTLE_MS),
       enabled: engineRaw.enabled !== false,
     }
+    if (engine.tickMs <= 0) problems.push(`live.engine.tick: must be more than 0`)
   }
 
   const retention = parseRetention(live.retention, problems)

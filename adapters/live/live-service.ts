@@ -256,7 +256,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     for (const d of errors) log.warn(`rules: ${d.span.file}:${d.span.startLine} ${d.code} ${d.message}`)
     health.engine.rules = loaded.rules.length
     health.engine.ruleErrors = errors.length
-    const engine = new AlertEngine({ store, rules: loaded.rules, lagMs: config.engine.lagMs })
+    const engine = new AlertEngine({ store, rules: loaded.rules, lagMs: config.engine.lagMs, settleMs: config.engine.settleMs })
     const tick = (delayMs: number) => {
       if (stopping) return
       const t = setTimeout(() => {
@@ -274,7 +274,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
             for (const e of events) alertsFired({ type: e.type })
             if (events.length === 0) return
             if (bot) await bot.notify(events)
-            else for (const e of events) log.info(`alert ${e.type}: ${e.alert.cluster}/${e.alert.broker ?? '-'} ${e.alert.ruleId}: ${e.cause.cause}`)
+            else for (const e of events) log.info(alertLine(e))
           })
           .catch((err: Error) => {
             engineErrors()
@@ -391,4 +391,14 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/**
+ * serve's log line for an alert without the bot: when the evidence happened beside when the engine
+ * decided, so a reader (or the lab's latency measurement) sees both.
+ */
+export function alertLine(e: AlertEvent): string {
+  const a = e.alert
+  const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString())
+  return `alert ${e.type}: ${a.cluster}/${a.broker ?? '-'} ${a.ruleId}: ${e.cause.cause} (evidence ${iso(a.firstEvidenceAt)}..${iso(a.evidenceAt)}, fired ${iso(a.firedAt)})`
 }

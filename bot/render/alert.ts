@@ -21,11 +21,14 @@ function where(alert: AlertRecord): string {
 /** The channel message of a firing alert; re-rendered with fresh evidence on every update. */
 export function renderAlert(alert: AlertRecord, cause: Cause, opts: AlertRenderOptions): BotMessage {
   const firedAt = alert.firedAt ?? alert.activeAt
+  // "since" is when the evidence happened, as the broker logged it; when the engine decided comes after.
+  const since = alert.firstEvidenceAt ?? firedAt
+  const decided = alert.firstEvidenceAt !== undefined ? ` (first evidence) · alerted ${formatTime(firedAt, opts.timeZone)}` : ''
   const parts: MessagePart[] = [
     { kind: 'header', text: `${cause.severity === 'critical' ? ':red_circle:' : ':large_orange_circle:'} Firing: ${cause.cause}` },
     {
       kind: 'section',
-      text: `*${escapeMrkdwn(where(alert))}* · ${cause.severity} · rule \`${escapeMrkdwn(cause.ruleName ?? cause.ruleId)}\`\nFiring since ${formatTime(firedAt, opts.timeZone, true)} ${opts.timeZone} · last seen ${formatTime(alert.lastSeenAt, opts.timeZone)}`,
+      text: `*${escapeMrkdwn(where(alert))}* · ${cause.severity} · rule \`${escapeMrkdwn(cause.ruleName ?? cause.ruleId)}\`\nFiring since ${formatTime(since, opts.timeZone, true)} ${opts.timeZone}${decided} · last seen ${formatTime(alert.evidenceAt ?? alert.lastSeenAt, opts.timeZone)}`,
     },
   ]
   if (cause.evidence.length) parts.push({ kind: 'section', text: renderTimeline(cause.evidence, { timeZone: opts.timeZone, maxEvidence: opts.maxEvidence ?? 10 }, cause.matchedAt) })
@@ -50,7 +53,7 @@ export function renderAlertUpdate(alert: AlertRecord, cause: Cause, sinceMs: num
 
 /** The thread reply, broadcast to the channel, when a long-firing alert is re-notified. */
 export function renderStillFiring(alert: AlertRecord, cause: Cause, now: number, opts: AlertRenderOptions): BotMessage {
-  const firedAt = alert.firedAt ?? alert.activeAt
+  const firedAt = alert.firstEvidenceAt ?? alert.firedAt ?? alert.activeAt
   return {
     text: `Still firing after ${formatDuration(Math.max(0, now - firedAt))}: ${cause.cause} — ${where(alert)}`,
     parts: [{ kind: 'section', text: `:warning: *Still firing* after ${formatDuration(Math.max(0, now - firedAt))} (since ${formatTime(firedAt, opts.timeZone, true)} ${opts.timeZone}): ${escapeMrkdwn(cause.cause)}` }],

@@ -41,6 +41,13 @@ export type AlertRecord = {
   resolvedAt?: number
   /** Last time the engine saw the condition hold. */
   lastSeenAt: number
+  /**
+   * When the evidence happened (its own timestamps, not the evaluation's): the earliest signal of
+   * the match that opened the alert, and the newest of the latest match. What a reader of the alert
+   * wants to know is when the broker broke, not when the engine looked.
+   */
+  firstEvidenceAt?: number
+  evidenceAt?: number
   /** Last notification sent, for re-notify intervals. */
   notifiedAt?: number
   /** Bot bookkeeping: where the alert message lives, so updates edit it in place. */

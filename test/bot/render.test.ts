@@ -26,8 +26,10 @@ const alert: AlertRecord = {
   labels: {},
   state: 'firing',
   activeAt: top.firstAt,
-  firedAt: top.matchedAt,
-  lastSeenAt: top.lastAt,
+  firedAt: top.matchedAt + 2_000,
+  lastSeenAt: top.lastAt + 2_000,
+  firstEvidenceAt: top.firstAt,
+  evidenceAt: top.lastAt,
 }
 
 describe('bot/render', () => {
@@ -74,6 +76,13 @@ describe('bot/render', () => {
     expect(all).toMatch(/characters cut\)/)
     expect(payload.blocks[payload.blocks.length - 1].type).toBe('actions')
     expect(all).toContain('&lt;&amp;&gt;')
+  })
+
+  it('dates a firing alert by its first evidence, with the time the engine alerted beside it', () => {
+    const text = JSON.stringify(toBlockKit(renderAlert(alert, top, { timeZone: tz })).blocks)
+    const local = (ms: number) => `${new Date(ms).toLocaleString('sv-SE', { timeZone: tz })}.${String(ms % 1000).padStart(3, '0')}`
+    expect(top.firstAt).toBeLessThan(alert.firedAt!)
+    expect(text).toContain(`Firing since ${local(top.firstAt)} ${tz} (first evidence) · alerted ${local(alert.firedAt!).slice(11)}`)
   })
 
   it('renders the same message for a terminal, buttons as the commands they run', () => {
