@@ -24,9 +24,17 @@ export type ParserLimits = {
   maxRecordLines: number
   /** Lines read to detect layout and format. */
   sampleLines: number
+  /**
+   * A follower cannot wait for a full sample (a busy gc.log takes minutes to write 200 lines): with
+   * this set, detection decides on the first line that settles the question (a dated line naming its
+   * logger, or a JVM-decorated GC line), or after this many lines, whichever comes first. 0 waits for
+   * the full sample, as whole-file reads do.
+   */
+  earlySampleLines: number
 }
 
-const DEFAULT_LIMITS: ParserLimits = { maxLineChars: 64 * 1024, maxRecordLines: 400, sampleLines: 200 }
+const DEFAULT_LIMITS: ParserLimits = { maxLineChars: 64 * 1024, maxRecordLines: 400, sampleLines: 200, earlySampleLines: 0 }
+const UTC: ZoneOffset = () => 0
 
 const DAMAGED_HEADER = /^[\d\-:,. T]{1,30}\]? (?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL) /
 
@@ -109,7 +117,7 @@ export class LogParser {
       if (!this.detected) {
         const s = this.carry + text
         const lines = s.split('\n', this.limits.sampleLines + 1)
-        if (!final && lines.length <= this.limits.sampleLines && this.cfg.format === undefined) {
+        if (!final && lines.length <= this.limits.sampleLines && this.cfg.format === undefined && !this.decidesEarly(lines)) {
           this.carry = s
           return []
         }
@@ -141,6 +149,21 @@ export class LogParser {
     this.carry += this.partial
     this.partial = ''
     return this.push('', true)
+  }
+
+  /** Whether the complete lines read so far already settle layout and format (see earlySampleLines). */
+  private decidesEarly(lines: readonly string[]): boolean {
+    const early = this.limits.earlySampleLines
+    if (early <= 0) return false
+    const complete = lines.slice(0, -1).filter((l) => l.trim() !== '')
+    if (complete.length >= early) return true
+    if (complete.length === 0) return false
+    const wrapper = detectWrapper(complete)
+    const inner = wrapper ? complete.map((l) => unwrapLine(l, wrapper)?.inner ?? l) : complete
+    const layout = this.cfg.layout ?? detectLayout(inner)
+    if (layout === 'none') return false
+    if (layout === 'jvm' || detectFormat(inner, layout) === 'gc') return true
+    return inner.some((l) => readHeader(l, layout, UTC, 0)?.logger !== undefined)
   }
 
   private detect(sample: string[]): void {
