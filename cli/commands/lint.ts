@@ -1,22 +1,27 @@
 import { diagnosticsToJson, hasErrors, renderDiagnostics } from '../../dsl/index.js'
+import { findingsOfDiagnostics } from '../annotations/finding.js'
+import { isAnnotationFormat, renderFindings } from '../annotations/render.js'
 import { readQuantity } from '../../dsl/quantity.js'
 import { DEFAULT_RULES_PATH, loadRules } from '../../rule-files/load-rules.js'
 
 /**
- * `kafka-why lint [--format text|json] [--retention 7d] [paths…]`: every lexer, parser and
+ * `kafka-why lint [--format text|json|github|sarif|checkstyle] [--retention 7d] [paths…]`: every lexer, parser and
  * semantic problem in the rule files, so CI fails before a bad rule reaches the bot.
  * Exit codes: 0 no errors (warnings allowed), 1 errors, 2 bad usage.
  */
 
-const USAGE = `usage: kafka-why lint [--format text|json] [--retention DURATION] [files|dirs…]
+const USAGE = `usage: kafka-why lint [--format text|json|github|sarif|checkstyle] [--retention DURATION] [files|dirs…]
 
 Checks rule files (directories are searched for *.rules; default ${DEFAULT_RULES_PATH}).
   --format json        print diagnostics as a JSON array
+  --format github      GitHub Actions annotations (::error file=…,line=…,col=…::…)
+  --format sarif       SARIF 2.1.0 (for code-scanning uploads)
+  --format checkstyle  Checkstyle XML
   --retention 7d       also report windows longer than the store's retention (DSL021)
 Exit codes: 0 clean (warnings allowed), 1 errors found, 2 bad usage.`
 
 /** Parsed command line shared by lint and fmt: flags, their values, and the remaining paths. */
-export type LintArgs = { format: 'text' | 'json'; retentionMs?: number; paths: string[] }
+export type LintArgs = { format: 'text' | 'json' | 'github' | 'sarif' | 'checkstyle'; retentionMs?: number; paths: string[] }
 
 /** Reads lint's command line, or returns a usage error text. */
 export function parseLintArgs(argv: string[]): LintArgs | { error: string } {
@@ -26,7 +31,7 @@ export function parseLintArgs(argv: string[]): LintArgs | { error: string } {
     const value = (): string | undefined => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i])
     if (a === '--format' || a.startsWith('--format=')) {
       const v = value()
-      if (v !== 'text' && v !== 'json') return { error: `--format must be text or json, not '${v ?? ''}'` }
+      if (v !== 'text' && v !== 'json' && !isAnnotationFormat(v)) return { error: `--format must be text, json, github, sarif or checkstyle, not '${v ?? ''}'` }
       args.format = v
     } else if (a === '--retention' || a.startsWith('--retention=')) {
       const v = value() ?? ''
@@ -54,6 +59,9 @@ export async function run(argv: string[]): Promise<number> {
   const { rules, diagnostics, sources } = await loadRules(args.paths, { retentionMs: args.retentionMs })
   if (args.format === 'json') {
     console.log(diagnosticsToJson(diagnostics))
+  } else if (isAnnotationFormat(args.format)) {
+    const out = renderFindings(args.format, findingsOfDiagnostics(diagnostics), 'kafka-why lint')
+    if (out) console.log(out)
   } else {
     if (diagnostics.length) console.log(renderDiagnostics(diagnostics, sources))
     const errors = diagnostics.filter((d) => d.severity === 'error').length

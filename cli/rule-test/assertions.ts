@@ -13,6 +13,8 @@ export type AssertionResult = {
   ok: boolean
   kind: 'expect' | 'absent' | 'load'
   line: number
+  /** Column of the assertion in its test file, for CI annotations. */
+  col?: number
   /** One line naming the assertion: "expect stw_pause_session_expiry on broker 1 at rank 1". */
   title: string
   detail?: string
@@ -75,7 +77,7 @@ function title(e: FireExpectation): string {
 
 /** Checks "this rule fires" (and where, how, how high it ranks). */
 export function checkExpectation(e: FireExpectation, run: CaseRun, base: number): AssertionResult {
-  const result: AssertionResult = { ok: false, kind: 'expect', line: e.line, title: title(e), rule: e.rule }
+  const result: AssertionResult = { ok: false, kind: 'expect', line: e.line, col: e.col, title: title(e), rule: e.rule }
   const diagnoses = run.diagnoses.filter((d) => e.broker === undefined || d.broker === e.broker)
   if (diagnoses.length === 0) {
     result.detail = `  no broker ${e.broker} in the data (brokers: ${run.diagnoses.map((d) => d.broker).join(', ') || 'none'})`
@@ -144,7 +146,7 @@ export function checkAbsent(a: AbsentExpectation, run: CaseRun): AssertionResult
   if (a.rule && a.severity) what.push(`as ${a.severity} or worse`)
   if (a.broker !== undefined) what.push(`on broker ${a.broker}`)
   if (a.labels) what.push(`with ${JSON.stringify(a.labels)}`)
-  const result: AssertionResult = { ok: true, kind: 'absent', line: a.line, title: `absent ${what.join(' ')}`, rule: a.rule }
+  const result: AssertionResult = { ok: true, kind: 'absent', line: a.line, col: a.col, title: `absent ${what.join(' ')}`, rule: a.rule }
   const offending: string[] = []
   for (const d of run.diagnoses) {
     if (a.broker !== undefined && d.broker !== a.broker) continue

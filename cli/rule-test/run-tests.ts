@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Rule } from '../../dsl/ast.js'
-import { hasErrors, renderDiagnostics } from '../../dsl/index.js'
+import { hasErrors, renderDiagnostics, type Diagnostic } from '../../dsl/index.js'
 import { loadRules } from '../../rule-files/load-rules.js'
 import { runCase, type CaseResult } from './run-case.js'
 import { parseTestFile, type TestFileError } from './test-file.js'
@@ -23,6 +23,8 @@ export type RunResult = {
   rules: Rule[]
   /** Rule problems (lint errors) that stopped the run. */
   ruleErrors?: string
+  /** The same problems as diagnostics, for CI annotations. */
+  ruleDiagnostics?: Diagnostic[]
   coverage: RuleCoverage[]
   ok: boolean
 }
@@ -80,7 +82,8 @@ export async function runRuleTests(opts: RunOptions): Promise<RunResult> {
   const result: RunResult = { files: [], rules: loaded.rules, coverage: [], ok: true }
   for (const m of found.missing) result.files.push({ file: m, errors: [{ file: m, line: 1, message: 'no such file or directory' }], cases: [] })
   if (hasErrors(loaded.diagnostics)) {
-    result.ruleErrors = renderDiagnostics(loaded.diagnostics.filter((d) => d.severity === 'error'), loaded.sources)
+    result.ruleDiagnostics = loaded.diagnostics.filter((d) => d.severity === 'error')
+    result.ruleErrors = renderDiagnostics(result.ruleDiagnostics, loaded.sources)
     result.ok = false
     return result
   }

@@ -1,0 +1,40 @@
+import { codeTitle, type Finding } from './finding.js'
+
+/**
+ * Checkstyle XML, the report format GitLab (through converters), Jenkins' warnings plugin, reviewdog
+ * and most review bots read: a `<file>` per file, an `<error>` per finding with line, column,
+ * severity, message and `source` (the code).
+ */
+
+function esc(s: string): string {
+  return s
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/\n/g, '&#10;')
+}
+
+const SEVERITY: Record<Finding['severity'], string> = { error: 'error', warning: 'warning', note: 'info' }
+
+/** The findings as one checkstyle document, files in first-seen order. */
+export function toCheckstyle(findings: readonly Finding[]): string {
+  const byFile = new Map<string, Finding[]>()
+  for (const f of findings) {
+    let list = byFile.get(f.file)
+    if (!list) byFile.set(f.file, (list = []))
+    list.push(f)
+  }
+  const out = ['<?xml version="1.0" encoding="UTF-8"?>', '<checkstyle version="4.3">']
+  for (const [file, list] of byFile) {
+    out.push(`  <file name="${esc(file)}">`)
+    for (const f of list) {
+      const message = `${f.code} ${codeTitle(f.code)}: ${f.message}${f.hint ? ` (hint: ${f.hint})` : ''}`
+      out.push(`    <error line="${f.line}" column="${f.col}" severity="${SEVERITY[f.severity]}" message="${esc(message)}" source="kafka-why.${esc(f.code)}"/>`)
+    }
+    out.push('  </file>')
+  }
+  out.push('</checkstyle>')
+  return out.join('\n')
+}
