@@ -1,8 +1,8 @@
 import { floorTrend } from '../../engine/floor-trend.js'
 import type { Signal } from '../../signals/signal.js'
 import { decodeVersion, encodeVersion } from '../../signals/units.js'
-import type { Store } from '../../engine/store/store.js'
-import type { ChartPanel, ChartPoint } from './chart.js'
+import type { AlertRecord, Store } from '../../engine/store/store.js'
+import type { AlertBand, ChartPanel, ChartPoint } from './chart.js'
 
 /**
  * The daily health digest as data: one pure job over the store, given its window and `now`, so it is
@@ -53,6 +53,8 @@ export type DigestReport = {
   smells: ConfigSmell[]
   topDiagnoses: TopDiagnosis[]
   chart: ChartPanel[]
+  /** The alerts firing at some time in the window, one band per rule, drawn over the chart. */
+  alertBands: AlertBand[]
   signalsSeen: number
 }
 
@@ -154,6 +156,7 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     e.fired++
     if (a.broker !== undefined && !e.brokers.includes(a.broker)) e.brokers.push(a.broker)
   }
+  const alertBands = firingBands(await store.listAlerts(), w)
   const diagnoses = (await store.recentDiagnoses(w.from)).filter((d) => d.cluster === w.cluster && d.at >= w.from && d.at <= w.to)
   for (const d of diagnoses) {
     const e = top.get(d.ruleId) ?? entry(d.ruleId, d.cause, d.severity, d.at)
@@ -179,11 +182,37 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     topDiagnoses: [...top.values()].sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || b.fired - a.fired || b.asked - a.asked || b.lastAt - a.lastAt).slice(0, 10),
     chart: [
       { title: 'heap after GC', dimension: 'bytes', series: heapSeries, empty: 'no heap after GC samples: no GC log or JMX for these brokers' },
-      { title: 'JVM pauses: GC and safepoint (max)', dimension: 'duration', series: gcSeries, empty: 'no GC pause or safepoint samples: no GC log for these brokers' },
+      { title: 'longest JVM pause: GC and safepoint', dimension: 'duration', series: gcSeries, empty: 'no GC pause or safepoint samples: no GC log for these brokers' },
       { title: 'under-replicated partitions', dimension: 'count', series: urpSeries, empty: 'no under-replicated samples: no JMX or Prometheus scrape' },
     ],
+    alertBands,
     signalsSeen,
   }
+}
+
+/**
+ * When each rule's alerts were firing inside the window: from firing to resolved (or last seen while
+ * still firing), clipped to the window; overlapping firings of one rule on several brokers are one band.
+ */
+export function firingBands(alerts: AlertRecord[], w: DigestWindow): AlertBand[] {
+  const spans = alerts
+    .filter((a) => a.cluster === w.cluster && a.firedAt !== undefined)
+    .map((a) => ({ a, from: a.firedAt!, to: a.resolvedAt ?? Math.max(a.lastSeenAt, a.firedAt!) }))
+    .filter((s) => s.from <= w.to && s.to >= w.from)
+    .sort((x, y) => x.a.ruleId.localeCompare(y.a.ruleId) || x.from - y.from)
+  const bands: AlertBand[] = []
+  for (const { a, from, to } of spans) {
+    const last = bands[bands.length - 1]
+    const clipped = { from: Math.max(from, w.from), to: Math.min(to, w.to) }
+    if (last && last.ruleId === a.ruleId && clipped.from <= last.to) {
+      last.to = Math.max(last.to, clipped.to)
+      if (a.broker !== undefined && !last.brokers.includes(a.broker)) last.brokers.push(a.broker)
+      continue
+    }
+    bands.push({ ruleId: a.ruleId, severity: w.severityOf?.(a.ruleId) ?? 'warning', brokers: a.broker === undefined ? [] : [a.broker], ...clipped })
+  }
+  for (const band of bands) band.brokers.sort(compareBroker)
+  return bands.sort((x, y) => x.from - y.from || x.ruleId.localeCompare(y.ruleId))
 }
 
 /** critical above warning above info, as the diagnosis ranks them. */

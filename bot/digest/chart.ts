@@ -1,12 +1,11 @@
+import type { TopLevelSpec } from 'vega-lite'
 import type { Dimension } from '../../signals/units.js'
-import { formatValue } from '../../signals/units.js'
-import { formatTime, formatWindow } from '../render/time.js'
-import { encodePng } from './png.js'
+import { formatWindow } from '../render/time.js'
 
 /**
- * The digest chart: stacked line panels (one per key series, one line per broker) rasterised in
- * plain TypeScript and encoded with the local PNG encoder. Labels use a 3×5 pixel font so the image
- * reads on its own when forwarded out of Slack.
+ * The digest chart as a Vega-Lite spec built from the digest's data: one panel per key series, a line
+ * per broker, the alerts that fired drawn as shaded bands named after their rule. The spec is data a
+ * team can restyle (`kafka-why digest --spec`); bot/digest/render-chart.ts turns it into SVG and PNG.
  */
 
 /** One sample of a chart series. */
@@ -15,110 +14,46 @@ export type ChartPoint = { at: number; value: number }
 export type ChartSeries = { name: string; points: ChartPoint[] }
 /**
  * One stacked panel: a signal's series for every broker, on one axis with its unit. `empty` says why
- * the panel may have no samples (which source is missing), drawn instead of invented axes.
+ * the panel may have no samples (which source is missing), written instead of invented axes.
  */
 export type ChartPanel = { title: string; dimension: Dimension; series: ChartSeries[]; empty?: string }
 
-/** Broker line colours, in legend order; chosen to stay distinct for common colour blindness. */
-export const SERIES_COLOURS: readonly [number, number, number][] = [
-  [0, 114, 178],
-  [230, 159, 0],
-  [0, 158, 115],
-  [204, 121, 167],
-  [86, 180, 233],
-  [213, 94, 0],
-  [240, 228, 66],
-  [0, 0, 0],
-]
+/**
+ * The time a rule's alert was firing in the window, merged over the brokers it fired on, so a rule
+ * that fired on three brokers at once is one band, not three stacked on each other.
+ */
+export type AlertBand = { ruleId: string; severity: string; brokers: string[]; from: number; to: number }
 
-// Each glyph: 5 rows of 3 pixels, '#' = ink.
-const GLYPHS: Record<string, string> = {
-  '0': '### #.# #.# #.# ###', '1': '.#. ##. .#. .#. ###', '2': '### ..# ### #.. ###', '3': '### ..# .## ..# ###',
-  '4': '#.# #.# ### ..# ..#', '5': '### #.. ### ..# ###', '6': '### #.. ### #.# ###', '7': '### ..# ..# .#. .#.',
-  '8': '### #.# ### #.# ###', '9': '### #.# ### ..# ###', A: '.#. #.# ### #.# #.#', B: '##. #.# ##. #.# ##.',
-  C: '.## #.. #.. #.. .##', D: '##. #.# #.# #.# ##.', E: '### #.. ##. #.. ###', F: '### #.. ##. #.. #..',
-  G: '.## #.. #.# #.# .##', H: '#.# #.# ### #.# #.#', I: '### .#. .#. .#. ###', J: '..# ..# ..# #.# .#.',
-  K: '#.# #.# ##. #.# #.#', L: '#.. #.. #.. #.. ###', M: '#.# ### ### #.# #.#', N: '### #.# #.# #.# #.#',
-  O: '.#. #.# #.# #.# .#.', P: '##. #.# ##. #.. #..', Q: '.#. #.# #.# ##. .##', R: '##. #.# ##. #.# #.#',
-  S: '.## #.. .#. ..# ##.', T: '### .#. .#. .#. .#.', U: '#.# #.# #.# #.# ###', V: '#.# #.# #.# #.# .#.',
-  W: '#.# #.# ### ### #.#', X: '#.# #.# .#. #.# #.#', Y: '#.# #.# .#. .#. .#.', Z: '### ..# .#. #.. ###',
-  ' ': '... ... ... ... ...', '.': '... ... ... ... .#.', '-': '... ... ### ... ...', ':': '... .#. ... .#. ...',
-  '/': '..# ..# .#. #.. #..', '(': '.#. #.. #.. #.. .#.', ')': '.#. ..# ..# ..# .#.', '%': '#.# ..# .#. #.. #.#',
-  '_': '... ... ... ... ###', '>': '#.. .#. ..# .#. #..', ',': '... ... ... .#. #..', '+': '... .#. ### .#. ...',
-  '=': '... ### ... ### ...', "'": '.#. .#. ... ... ...', '·': '... ... .#. ... ...', '→': '... ..# ### ..# ...',
-  // Lower case on the same 3×5 grid (x-height 4 rows), so units keep their case: 908ms is not 908MS (megaseconds).
-  a: '... .## #.# #.# .##', b: '#.. ##. #.# #.# ##.', c: '... .## #.. #.. .##', d: '..# .## #.# #.# .##',
-  e: '... .#. ### #.. .##', f: '.## .#. ### .#. .#.', g: '.## #.# .## ..# ##.', h: '#.. ##. #.# #.# #.#',
-  i: '.#. ... .#. .#. .#.', j: '..# ... ..# #.# .#.', k: '#.. #.# ##. ##. #.#', l: '##. .#. .#. .#. .##',
-  m: '... ### ### #.# #.#', n: '... ##. #.# #.# #.#', o: '... .#. #.# #.# .#.', p: '... ##. #.# ##. #..',
-  q: '... .## #.# .## ..#', r: '... #.# ##. #.. #..', s: '... .## ##. ..# ##.', t: '.#. ### .#. .#. ..#',
-  u: '... #.# #.# #.# .##', v: '... #.# #.# #.# .#.', w: '... #.# #.# ### ###', x: '... #.# .#. .#. #.#',
-  y: '... #.# .## ..# ##.', z: '... ### .## #.. ###', 'µ': '... #.# #.# ##. #..',
-}
+/** Broker line colours, in legend order; the Okabe–Ito set, distinct for common colour blindness. */
+export const SERIES_COLOURS: readonly string[] = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#f0e442', '#000000']
 
-/** True when every character of `s` has a glyph of its own (nothing falls back to a blank). */
-export function hasGlyphs(s: string): boolean {
-  return [...s].every((ch) => ch in GLYPHS)
-}
+/** Band fill per severity: the colour says how bad before the label is read. */
+const SEVERITY_FILLS: Record<string, string> = { critical: '#d62728', warning: '#ff7f0e', info: '#7f7f7f' }
 
-class Canvas {
-  readonly px: Uint8Array
-  constructor(readonly width: number, readonly height: number) {
-    this.px = new Uint8Array(width * height * 4).fill(255)
-  }
-  set(x: number, y: number, [r, g, b]: readonly [number, number, number]): void {
-    x = Math.round(x)
-    y = Math.round(y)
-    if (x < 0 || y < 0 || x >= this.width || y >= this.height) return
-    const i = (y * this.width + x) * 4
-    this.px[i] = r
-    this.px[i + 1] = g
-    this.px[i + 2] = b
-    this.px[i + 3] = 255
-  }
-  rect(x: number, y: number, w: number, h: number, c: readonly [number, number, number]): void {
-    for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) this.set(x + i, y + j, c)
-  }
-  line(x0: number, y0: number, x1: number, y1: number, c: readonly [number, number, number], thick = 1): void {
-    const steps = Math.max(Math.abs(x1 - x0), Math.abs(y1 - y0), 1)
-    for (let s = 0; s <= steps; s++) {
-      const x = x0 + ((x1 - x0) * s) / steps
-      const y = y0 + ((y1 - y0) * s) / steps
-      for (let t = 0; t < thick; t++) this.set(x, y + t, c)
-    }
-  }
-  text(x: number, y: number, s: string, c: readonly [number, number, number], scale = 2): void {
-    let cx = x
-    for (const ch of s) {
-      const rows = (GLYPHS[ch] ?? GLYPHS[ch.toUpperCase()] ?? GLYPHS[' ']).split(' ')
-      rows.forEach((row, ry) => [...row].forEach((p, rx) => p === '#' && this.rect(cx + rx * scale, y + ry * scale, scale, scale, c)))
-      cx += 4 * scale
-    }
-  }
-}
-
-/** Width in pixels of a label at the given scale. */
-function textWidth(s: string, scale = 2): number {
-  return s.length * 4 * scale
-}
+/** The font the spec names; render-chart.ts hands resvg the same TrueType file, so no system font is used. */
+export const CHART_FONT = 'DejaVu Sans'
 
 /**
  * The window the chart covers and how it is drawn. Times are shown in `timeZone` (the bot config's
  * time_zone), applied only here at the edge.
  */
-export type ChartOptions = { from: number; to: number; timeZone?: string; width?: number; panelHeight?: number }
+export type ChartOptions = { from: number; to: number; timeZone?: string; cluster?: string; width?: number; panelHeight?: number }
 
-/** The time axis as drawn: its span, tick labels and the caption naming the date and zone. */
-export type ChartAxis = { from: number; to: number; ticks: { at: number; label: string }[]; caption: string; zoomed: boolean }
+/** The time axis as drawn: its span, the tick format and the title naming the date and zone. */
+export type ChartAxis = { from: number; to: number; caption: string; zoomed: boolean; tickFormat: string }
 
-const TICKS = 4
 /** Margin either side of the data when the axis zooms in, as a share of the data's span (at least 10 s). */
 const MARGIN_SHARE = 0.05
 const MIN_MARGIN_MS = 10_000
+/** At most this many alert lanes; more would push the series off a phone screen. */
+const MAX_LABELLED_BANDS = 8
+const LANE_HEIGHT = 18
+/** An empty panel is one line of text: it needs no plot height. */
+const EMPTY_PANEL_HEIGHT = 40
 
 /**
- * The time axis: a 9-minute incident in a 24 h window drawn over the full window is a dot at the
- * edge, so the axis zooms to the samples' span plus a margin (inside the window) and the caption says
+ * The time axis: a 9-minute incident in a 24 h window drawn over the full window is a sliver at the
+ * edge, so the axis zooms to the samples' span plus a margin (inside the window) and its title says
  * so, with the date and the zone, since "14:03" alone is ambiguous once forwarded.
  */
 export function chartAxis(panels: ChartPanel[], opts: ChartOptions): ChartAxis {
@@ -134,15 +69,10 @@ export function chartAxis(panels: ChartPanel[], opts: ChartOptions): ChartAxis {
     to = Math.min(opts.to, last + margin)
   }
   const zoomed = from > opts.from || to < opts.to
-  const span = Math.max(1, to - from)
-  // Seconds matter on a short axis: four ticks over 9 minutes would otherwise repeat a minute.
-  const clockChars = span <= 20 * 60_000 ? 8 : 5
-  const ticks = Array.from({ length: TICKS + 1 }, (_, t) => {
-    const at = from + (span * t) / TICKS
-    return { at, label: formatTime(at, timeZone).slice(0, clockChars) }
-  })
+  // Seconds matter on a short axis: ticks over 9 minutes would otherwise repeat a minute.
+  const tickFormat = to - from <= 20 * 60_000 ? '%H:%M:%S' : '%H:%M'
   const caption = `${formatWindow(from, to, timeZone)}${zoomed ? ` · zoomed to the data (window ${formatSpan(opts.to - opts.from)})` : ''}`
-  return { from, to, ticks, caption, zoomed }
+  return { from, to, caption, zoomed, tickFormat }
 }
 
 /** "24h", "90m": the window's length in the caption. */
@@ -152,9 +82,26 @@ function formatSpan(ms: number): string {
   return `${Math.round(ms / 1000)}s`
 }
 
-/** An axis value with its unit's case kept; micro is µ, as a reader of GC logs expects. */
-export function axisValueLabel(value: number, dimension: Dimension): string {
-  return formatValue(value, dimension).replace(/(\d)us$/, '$1µs')
+/**
+ * The unit a panel's values are shown in, picked from its largest value so labels stay short, with its
+ * own case (ms, not MS; µs for micro; MiB for bytes) and the divisor from the base unit.
+ */
+export function displayUnit(dimension: Dimension, max: number): { unit: string; divisor: number } {
+  if (dimension === 'duration') {
+    if (max < 1) return { unit: 'µs', divisor: 0.001 }
+    if (max < 10_000) return { unit: 'ms', divisor: 1 }
+    if (max < 600_000) return { unit: 's', divisor: 1000 }
+    return { unit: 'min', divisor: 60_000 }
+  }
+  if (dimension === 'bytes') {
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+    let i = 0
+    while (i < units.length - 1 && max >= 1024 ** (i + 1)) i++
+    return { unit: units[i], divisor: 1024 ** i }
+  }
+  if (dimension === 'ratio') return { unit: '%', divisor: 0.01 }
+  if (dimension === 'rate') return { unit: '/s', divisor: 1 }
+  return { unit: '', divisor: 1 }
 }
 
 /** Why a panel without samples is empty: the panel's own reason, else which samples are missing. */
@@ -162,67 +109,116 @@ export function emptyPanelText(panel: ChartPanel): string {
   return panel.empty ?? `no ${panel.title} samples in this window`
 }
 
-/** Draws the panels and returns PNG bytes. */
-export function renderChart(panels: ChartPanel[], opts: ChartOptions): Buffer {
-  const width = opts.width ?? 800
-  const panelHeight = opts.panelHeight ?? 180
-  const left = 70
-  const right = 16
-  const top = 26
-  const bottom = 34
-  const height = Math.max(1, panels.length) * panelHeight
-  const cv = new Canvas(width, height)
-  const ink: [number, number, number] = [40, 40, 40]
-  const grey: [number, number, number] = [120, 120, 120]
-  const grid: [number, number, number] = [225, 225, 225]
+/** The label a band carries: its rule and where it fired. */
+export function bandLabel(band: AlertBand): string {
+  return band.brokers.length ? `${band.ruleId} (${band.brokers.map((b) => `b${b}`).join(', ')})` : band.ruleId
+}
+
+/**
+ * The zone's wall clock as if it were UTC: Vega formats times in UTC or the host's zone only, so the
+ * spec carries each time shifted into the configured zone (DST included) and formats it as UTC.
+ */
+export function wallClockMs(at: number, timeZone: string): number {
+  const parts = Object.fromEntries(wallFormatter(timeZone).formatToParts(new Date(at)).map((p) => [p.type, p.value]))
+  const millis = ((at % 1000) + 1000) % 1000
+  return Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second)) + millis
+}
+
+const WALL_FORMATTERS = new Map<string, Intl.DateTimeFormat>()
+
+/** Building a DateTimeFormat costs far more than using one; a chart converts hundreds of times. */
+function wallFormatter(timeZone: string): Intl.DateTimeFormat {
+  let f = WALL_FORMATTERS.get(timeZone)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+    WALL_FORMATTERS.set(timeZone, f)
+  }
+  return f
+}
+
+/**
+ * The Vega-Lite spec of the digest chart. Each row of data keeps `at` (epoch ms) beside `time` (the
+ * zone's wall clock, formatted as UTC) so a restyled spec can use either.
+ */
+export function chartSpec(panels: ChartPanel[], bands: AlertBand[], opts: ChartOptions): TopLevelSpec {
+  const timeZone = opts.timeZone ?? 'UTC'
+  const width = opts.width ?? 640
+  const height = opts.panelHeight ?? 130
   const axis = chartAxis(panels, opts)
-  const span = Math.max(1, axis.to - axis.from)
-  panels.forEach((panel, p) => {
-    const y0 = p * panelHeight
-    const plotW = width - left - right
-    const plotH = panelHeight - top - bottom
-    cv.text(8, y0 + 6, panel.title, ink)
-    // Legend right-aligned, in series order.
-    let lx = width - right - panel.series.reduce((w, s) => w + textWidth(s.name) + 18, 0)
-    panel.series.forEach((s, i) => {
-      cv.rect(lx, y0 + 7, 8, 8, SERIES_COLOURS[i % SERIES_COLOURS.length])
-      cv.text(lx + 12, y0 + 6, s.name, ink)
-      lx += textWidth(s.name) + 18
+  const wall = (at: number) => wallClockMs(at, timeZone)
+  const domain = [wall(axis.from), wall(axis.to)]
+  const brokers = [...new Set(panels.flatMap((p) => p.series.map((s) => s.name)))]
+  const inAxis = bands
+    .filter((b) => b.to >= axis.from && b.from <= axis.to)
+    .sort((a, b) => a.from - b.from || a.ruleId.localeCompare(b.ruleId))
+  const bandRows = inAxis.map((b) => ({
+    rule: b.ruleId,
+    label: bandLabel(b),
+    severity: b.severity,
+    time: wall(Math.max(b.from, axis.from)),
+    timeEnd: wall(Math.min(b.to, axis.to)),
+    // A band in the right half is named to its left, so the name stays inside the plot.
+    side: (Math.max(b.from, axis.from) - axis.from) / Math.max(1, axis.to - axis.from) > 0.5 ? 'right' : 'left',
+  }))
+  const x = { field: 'time', type: 'temporal' as const, scale: { type: 'utc' as const, domainMin: domain[0], domainMax: domain[1], nice: false }, axis: { title: axis.caption, format: axis.tickFormat, labelOverlap: true } }
+  const fill = { field: 'severity', type: 'nominal' as const, scale: { domain: Object.keys(SEVERITY_FILLS), range: Object.values(SEVERITY_FILLS) }, legend: null }
+  const rows: object[] = []
+  if (bandRows.length) {
+    // A lane per band above the panels, on the same time axis, naming the rule where its band starts.
+    const labelled = bandRows.slice(0, MAX_LABELLED_BANDS)
+    rows.push({
+      title: { text: 'alerts firing', anchor: 'start', fontSize: 12 },
+      width,
+      height: LANE_HEIGHT * labelled.length,
+      data: { values: labelled },
+      encoding: { x: { ...x, axis: { ...x.axis, title: null } }, y: { field: 'label', type: 'nominal', sort: null, axis: null } },
+      layer: [
+        { mark: { type: 'rect', opacity: 0.35 }, encoding: { x2: { field: 'timeEnd' }, fill } },
+        ...(['left', 'right'] as const).map((side) => ({
+          transform: [{ filter: { field: 'side', equal: side } }],
+          mark: { type: 'text', align: side, baseline: 'middle', dx: side === 'left' ? 3 : -3, fontSize: 10, color: '#222222' },
+          encoding: { text: { field: 'label', type: 'nominal' } },
+        })),
+      ],
     })
-    const all = panel.series.flatMap((s) => s.points.filter((pt) => pt.at >= axis.from && pt.at <= axis.to).map((pt) => pt.value))
-    if (!all.length) {
-      // No axes over nothing: a frame and the reason, so an empty panel is not read as a flat healthy line.
-      cv.line(left, y0 + top, left + plotW, y0 + top, grid)
-      cv.line(left, y0 + top + plotH, left + plotW, y0 + top + plotH, grid)
-      cv.line(left, y0 + top, left, y0 + top + plotH, grid)
-      cv.line(left + plotW, y0 + top, left + plotW, y0 + top + plotH, grid)
-      cv.text(left + 10, y0 + top + plotH / 2 - 5, emptyPanelText(panel), grey)
-      return
+  }
+  for (const panel of panels) {
+    const title = (unit: string) => ({ text: unit ? `${panel.title} (${unit})` : panel.title, anchor: 'start' as const, fontSize: 12 })
+    const values = panel.series.flatMap((s) => s.points.filter((pt) => pt.at >= axis.from && pt.at <= axis.to).map((pt) => ({ broker: s.name, at: pt.at, value: pt.value })))
+    if (!values.length) {
+      rows.push({
+        title: title(''),
+        width,
+        height: EMPTY_PANEL_HEIGHT,
+        data: { values: [{ reason: emptyPanelText(panel) }] },
+        mark: { type: 'text', align: 'center', baseline: 'middle', fontSize: 12, color: '#666666' },
+        encoding: { text: { field: 'reason', type: 'nominal' }, x: { value: width / 2 }, y: { value: EMPTY_PANEL_HEIGHT / 2 } },
+      })
+      continue
     }
-    const max = Math.max(0, ...all)
-    const yMax = max > 0 ? max * 1.1 : 1
-    for (let g = 0; g <= 4; g++) {
-      const gy = y0 + top + plotH - (plotH * g) / 4
-      cv.line(left, gy, left + plotW, gy, grid)
-      const label = g === 0 ? '0' : axisValueLabel((yMax * g) / 4, panel.dimension)
-      cv.text(left - 6 - textWidth(label), gy - 5, label, ink)
+    const { unit, divisor } = displayUnit(panel.dimension, values.reduce((m, v) => Math.max(m, v.value), 0))
+    const layers: object[] = []
+    if (bandRows.length) {
+      layers.push({ data: { values: bandRows }, mark: { type: 'rect', opacity: 0.12 }, encoding: { x2: { field: 'timeEnd' }, fill } })
     }
-    cv.line(left, y0 + top, left, y0 + top + plotH, ink)
-    cv.line(left, y0 + top + plotH, left + plotW, y0 + top + plotH, ink)
-    axis.ticks.forEach(({ label }, t) => {
-      const tx = left + (plotW * t) / TICKS
-      cv.line(tx, y0 + top + plotH, tx, y0 + top + plotH + 3, ink)
-      cv.text(Math.min(width - textWidth(label) - 2, Math.max(0, tx - textWidth(label) / 2)), y0 + top + plotH + 6, label, ink)
+    layers.push({
+      data: { values: values.map((v) => ({ broker: v.broker, at: v.at, time: wall(v.at), value: v.value / divisor })) },
+      mark: { type: 'line', strokeWidth: 1.5, point: { size: 10 } },
+      encoding: {
+        y: { field: 'value', type: 'quantitative', title: null, scale: { zero: true } },
+        color: { field: 'broker', type: 'nominal', title: 'broker', scale: { domain: brokers, range: SERIES_COLOURS.slice(0, Math.max(1, brokers.length)) } },
+      },
     })
-    cv.text(Math.max(0, width - right - textWidth(axis.caption)), y0 + top + plotH + 20, axis.caption, grey)
-    panel.series.forEach((s, i) => {
-      const colour = SERIES_COLOURS[i % SERIES_COLOURS.length]
-      const pts = s.points
-        .filter((pt) => pt.at >= axis.from && pt.at <= axis.to)
-        .map((pt) => [left + (plotW * (pt.at - axis.from)) / span, y0 + top + plotH - (plotH * pt.value) / yMax] as const)
-      if (pts.length === 1) cv.rect(pts[0][0] - 1, pts[0][1] - 1, 3, 3, colour)
-      for (let k = 1; k < pts.length; k++) cv.line(pts[k - 1][0], pts[k - 1][1], pts[k][0], pts[k][1], colour, 2)
-    })
-  })
-  return encodePng(width, height, cv.px)
+    rows.push({ title: title(unit), width, height, encoding: { x }, layer: layers })
+  }
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    title: { text: `Kafka digest${opts.cluster ? ` · ${opts.cluster}` : ''}`, subtitle: `${formatWindow(opts.from, opts.to, timeZone)}${bandRows.length ? ' · shaded: alerts firing' : ''}`, anchor: 'start' },
+    background: 'white',
+    padding: 12,
+    config: { font: CHART_FONT, view: { stroke: '#dddddd' }, title: { fontSize: 14 }, axis: { labelFontSize: 10, titleFontSize: 10, titleFontWeight: 'normal', titleColor: '#555555' } },
+    vconcat: rows,
+    spacing: 18,
+    resolve: { scale: { color: 'shared' } },
+  } as TopLevelSpec
 }

@@ -1,0 +1,41 @@
+import { createRequire } from 'node:module'
+import { Resvg } from '@resvg/resvg-js'
+import { parse, View } from 'vega'
+import { compile, type TopLevelSpec } from 'vega-lite'
+import { CHART_FONT } from './chart.js'
+
+/**
+ * Server-side rendering of a Vega-Lite spec: Vega draws it to SVG, resvg rasterises the SVG to PNG with
+ * the DejaVu Sans TrueType file shipped as an npm package, so a bot host needs no system font, canvas
+ * or browser, and the picture is the same on every host.
+ */
+
+/** The TrueType file resvg is given; the spec names its family (CHART_FONT). */
+export const CHART_FONT_FILE = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')
+
+/** Compiles the Vega-Lite spec and renders it to an SVG document. */
+export async function renderChartSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new View(parse(compile(spec).spec), { renderer: 'none' })
+  try {
+    return await view.toSVG()
+  } finally {
+    view.finalize()
+  }
+}
+
+/**
+ * Rasterises an SVG to PNG at `scale` (2 keeps text sharp on high-density screens, where Slack shows
+ * most images), with only the bundled font loaded.
+ */
+export function svgToPng(svg: string, scale = 1): Buffer {
+  const resvg = new Resvg(svg, {
+    fitTo: scale === 1 ? { mode: 'original' } : { mode: 'zoom', value: scale },
+    font: { fontFiles: [CHART_FONT_FILE], loadSystemFonts: false, defaultFontFamily: CHART_FONT },
+  })
+  return resvg.render().asPng()
+}
+
+/** The spec as a PNG: what the bot uploads beside the digest and `kafka-why digest --out` writes. */
+export async function renderChartPng(spec: TopLevelSpec, scale = 1): Promise<Buffer> {
+  return svgToPng(await renderChartSvg(spec), scale)
+}
