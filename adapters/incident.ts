@@ -1,12 +1,12 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import YAML from 'yaml'
-import { parseAt, parseSignalsJsonl, type JsonlReject } from '../signals/jsonl.js'
+import { incidentFileSchema } from '../file-formats/incident-file.js'
+import { renderProblem, validateYaml } from '../file-formats/yaml-validate.js'
+import { parseSignalsJsonl, type JsonlReject } from '../signals/jsonl.js'
 import type { Signal } from '../signals/signal.js'
 import { CATALOGUE } from '../signals/catalogue.js'
 import { DEFAULT_ARCHIVE_LIMITS, inputKind, looksBinary, openInput, type ArchiveLimits } from './logs/open-input.js'
 import { readLogStream } from './logs/read-file.js'
-import { resolveZone } from './logs/timestamp.js'
 import { addStats, emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type ParseStats } from './logs/types.js'
 
 /**
@@ -64,53 +64,29 @@ export function emptySourceStats(): SourceStats {
   return { files: [], logs: emptyStats(), jsonlRejects: [], skipped: [], attributed: 0, attributedTo: {} }
 }
 
-const FORMATS = new Set(['kafka', 'gc', 'client'])
-const LAYOUTS = new Set(['apache', 'strimzi', 'cloudera', 'jvm', 'none'])
-
 type IncidentSource = { file: string; cfg: LogSourceConfig }
 
-/** Reads and checks an incident.yaml; a wrong entry is an error naming the file and field. */
+/**
+ * Reads and checks an incident.yaml against its schema (file-formats/incident-file.ts); a wrong entry
+ * is an error naming the file, line, column and field.
+ */
 export async function readIncidentYaml(dir: string): Promise<{ cluster: string; sources: IncidentSource[] }> {
   const file = path.join(dir, 'incident.yaml')
-  const doc = YAML.parse(await readFile(file, 'utf8')) as unknown
-  const fail = (what: string): never => {
-    throw new Error(`${file}: ${what}`)
-  }
-  if (typeof doc !== 'object' || doc === null) fail('expected a mapping with cluster and sources')
-  const d = doc as Record<string, unknown>
-  if (typeof d.cluster !== 'string' || d.cluster === '') fail('cluster: expected a name')
-  if (d.timeZone !== undefined && typeof d.timeZone !== 'string') fail('timeZone: expected text like "+08:00"')
-  const sources: IncidentSource[] = []
-  const list = d.sources ?? []
-  if (!Array.isArray(list)) fail('sources: expected a list')
-  ;(list as unknown[]).forEach((raw, i) => {
-    if (typeof raw !== 'object' || raw === null) fail(`sources[${i}]: expected a mapping`)
-    const s = raw as Record<string, unknown>
-    if (typeof s.path !== 'string' || s.path === '') fail(`sources[${i}].path: expected a relative path`)
-    const cfg: LogSourceConfig = { path: s.path as string, cluster: d.cluster as string }
-    if (s.broker !== undefined) cfg.broker = String(s.broker)
-    if (s.format !== undefined) {
-      if (!FORMATS.has(String(s.format))) fail(`sources[${i}].format: expected kafka, gc or client`)
-      cfg.format = s.format as LogFormat
-    }
-    if (s.layout !== undefined) {
-      if (!LAYOUTS.has(String(s.layout))) fail(`sources[${i}].layout: expected one of ${[...LAYOUTS].join(', ')}`)
-      cfg.layout = s.layout as LayoutName
-    }
+  const checked = validateYaml(await readFile(file, 'utf8'), file, incidentFileSchema)
+  if (!checked.ok) throw new Error(checked.problems.map(renderProblem).join('\n'))
+  const d = checked.data
+  const sources = d.sources.map((s) => {
+    const cfg: LogSourceConfig = { path: s.path, cluster: d.cluster }
+    if (s.broker !== undefined) cfg.broker = s.broker
+    if (s.format !== undefined) cfg.format = s.format
+    if (s.layout !== undefined) cfg.layout = s.layout
     const tz = s.timeZone ?? d.timeZone
-    if (tz !== undefined) {
-      if (!resolveZone(String(tz))) fail(`sources[${i}].timeZone: unknown zone '${String(tz)}'`)
-      cfg.timeZone = String(tz)
-    }
-    for (const key of ['jvmStart', 'start'] as const) {
-      if (s[key] === undefined) continue
-      const ms = parseAt(s[key] instanceof Date ? (s[key] as Date).getTime() : s[key])
-      if (ms === undefined) fail(`sources[${i}].${key}: expected an ISO date-time with an offset`)
-      cfg[key] = ms
-    }
-    sources.push({ file: path.join(dir, s.path as string), cfg })
+    if (tz !== undefined) cfg.timeZone = tz
+    if (s.jvmStart !== undefined) cfg.jvmStart = s.jvmStart
+    if (s.start !== undefined) cfg.start = s.start
+    return { file: path.join(dir, s.path), cfg }
   })
-  return { cluster: d.cluster as string, sources }
+  return { cluster: d.cluster, sources }
 }
 
 async function isDir(p: string): Promise<boolean> {

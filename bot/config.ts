@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import cron from 'node-cron'
-import { parse as parseYaml } from 'yaml'
+import { kafkaWhyConfigSchema, type KafkaWhyConfigFile } from '../file-formats/kafka-why-config.js'
+import { renderProblem, validateYaml } from '../file-formats/yaml-validate.js'
 import { registerSecret } from '../secrets/redact.js'
 import { readSecretFile } from '../secrets/secret-ref.js'
 
@@ -10,23 +10,17 @@ import { readSecretFile } from '../secrets/secret-ref.js'
  * so a typo stops the process with the key path named, instead of surfacing at 09:00 in the digest.
  */
 
-/** One Kafka cluster the bot speaks for. */
-export type ClusterConfig = {
-  name: string
-  /** Bootstrap brokers for the admin client ("kafka-1:9092"). */
-  brokers: string[]
-  /** Channel id where this cluster's alerts and digest go. */
-  channel: string
-}
+/** One Kafka cluster the bot speaks for, its name beside what kafka-why.yaml says of it. */
+export type ClusterConfig = { name: string } & NonNullable<KafkaWhyConfigFile['clusters']>[string]
 
-/** The validated YAML settings. */
+/** The validated YAML settings (kafka-why.yaml's bot part, schema in file-formats/kafka-why-config.ts). */
 export type BotConfig = {
   clusters: ClusterConfig[]
   /** IANA time zone for the digest schedule and for times shown to people. */
   timeZone: string
-  digest: { schedule: string; enabled: boolean }
+  digest: KafkaWhyConfigFile['digest']
   /** Who may run changing commands, and where. */
-  allowed: { users: string[]; channels: string[] }
+  allowed: KafkaWhyConfigFile['allowed']
   /** Who may silence alerts from any channel; when empty, silencing needs `allowed` like a change. */
   silencers: string[]
   /** Config keys whose change needs a second person's approval. */
@@ -35,7 +29,7 @@ export type BotConfig = {
   /** Rule files or directories to load. */
   rules: string[]
   /** Where the bot's HTTP receiver listens (`listen: 127.0.0.1:3000`); wins over HOST/PORT. */
-  listen?: { host: string; port: number }
+  listen?: KafkaWhyConfigFile['listen']
 }
 
 /** The validated environment: secrets and endpoints. */
@@ -61,100 +55,28 @@ export class ConfigError extends Error {
   }
 }
 
-const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/
-const USER_ID = /^[UW][A-Z0-9]{2,}$/
-const CLUSTER_NAME = /^[A-Za-z0-9_-]{1,64}$/
-const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/
-const CONFIG_KEY = /^[a-z][a-z0-9.]*$/
-
-// `live` belongs to serve's adapters (adapters/live/live-config.ts) when both share kafka-why.yaml.
-const KNOWN_TOP = ['clusters', 'time_zone', 'digest', 'allowed', 'silencers', 'risky_keys', 'audit_channel', 'rules', 'listen', 'live']
-
-/** Parses and validates the YAML text; throws ConfigError listing every bad key. */
+/**
+ * Parses and validates the YAML text against kafka-why.yaml's schema; throws ConfigError listing
+ * every problem as `file:line:col: key.path: message`.
+ */
 export function parseBotConfig(text: string, file = 'config'): BotConfig {
-  const problems: string[] = []
-  let raw: unknown
-  try {
-    raw = parseYaml(text)
-  } catch (err) {
-    throw new ConfigError([`${file}: not valid YAML: ${(err as Error).message.split('\n')[0]}`])
+  const checked = validateYaml(text, file, kafkaWhyConfigSchema)
+  if (!checked.ok) throw new ConfigError(checked.problems.map(renderProblem))
+  const raw = checked.data
+  if (!raw.clusters || Object.keys(raw.clusters).length === 0) {
+    const at = checked.locate(['clusters'])
+    throw new ConfigError([renderProblem({ file, ...at, path: 'clusters', message: 'required, a mapping of cluster name to { brokers, channel }' })])
   }
-  if (!isRecord(raw)) throw new ConfigError([`${file}: expected a mapping at the top level`])
-  for (const key of Object.keys(raw)) if (!KNOWN_TOP.includes(key)) problems.push(`${key}: unknown key (known: ${KNOWN_TOP.join(', ')})`)
-
-  const clusters: ClusterConfig[] = []
-  if (!isRecord(raw.clusters) || Object.keys(raw.clusters).length === 0) {
-    problems.push('clusters: required, a mapping of cluster name to { brokers, channel }')
-  } else {
-    for (const [name, c] of Object.entries(raw.clusters)) {
-      const at = `clusters.${name}`
-      if (!CLUSTER_NAME.test(name)) problems.push(`${at}: cluster names use letters, digits, _ and - only`)
-      if (!isRecord(c)) {
-        problems.push(`${at}: expected a mapping with brokers and channel`)
-        continue
-      }
-      const brokers = stringList(c.brokers, `${at}.brokers`, problems, HOST_PORT, 'host:port')
-      if (brokers.length === 0 && Array.isArray(c.brokers)) problems.push(`${at}.brokers: at least one host:port`)
-      if (typeof c.channel !== 'string' || !CHANNEL_ID.test(c.channel)) problems.push(`${at}.channel: expected a Slack channel id like C0123ABCD`)
-      for (const k of Object.keys(c)) if (!['brokers', 'channel'].includes(k)) problems.push(`${at}.${k}: unknown key`)
-      clusters.push({ name, brokers, channel: String(c.channel) })
-    }
-  }
-
-  const timeZone = raw.time_zone === undefined ? 'UTC' : raw.time_zone
-  if (typeof timeZone !== 'string' || !isTimeZone(timeZone)) problems.push(`time_zone: '${String(timeZone)}' is not an IANA time zone (e.g. Europe/Berlin)`)
-
-  let digest = { schedule: '0 9 * * *', enabled: true }
-  if (raw.digest !== undefined) {
-    if (!isRecord(raw.digest)) problems.push('digest: expected a mapping with schedule and enabled')
-    else {
-      const schedule = raw.digest.schedule ?? digest.schedule
-      if (typeof schedule !== 'string' || !cron.validate(schedule)) problems.push(`digest.schedule: '${String(schedule)}' is not a cron expression (e.g. "0 9 * * *")`)
-      const enabled = raw.digest.enabled ?? true
-      if (typeof enabled !== 'boolean') problems.push('digest.enabled: expected true or false')
-      for (const k of Object.keys(raw.digest)) if (!['schedule', 'enabled'].includes(k)) problems.push(`digest.${k}: unknown key`)
-      digest = { schedule: String(schedule), enabled: enabled === true }
-    }
-  }
-
-  let allowed = { users: [] as string[], channels: [] as string[] }
-  if (raw.allowed !== undefined) {
-    if (!isRecord(raw.allowed)) problems.push('allowed: expected a mapping with users and channels')
-    else {
-      allowed = {
-        users: stringList(raw.allowed.users ?? [], 'allowed.users', problems, USER_ID, 'a Slack user id like U0123ABCD'),
-        channels: stringList(raw.allowed.channels ?? [], 'allowed.channels', problems, CHANNEL_ID, 'a Slack channel id like C0123ABCD'),
-      }
-      for (const k of Object.keys(raw.allowed)) if (!['users', 'channels'].includes(k)) problems.push(`allowed.${k}: unknown key`)
-    }
-  }
-
-  const silencers = stringList(raw.silencers ?? [], 'silencers', problems, USER_ID, 'a Slack user id like U0123ABCD')
-  const riskyKeys = stringList(raw.risky_keys ?? [], 'risky_keys', problems, CONFIG_KEY, 'a Kafka config key like retention.ms')
-  const auditChannel = raw.audit_channel
-  if (auditChannel !== undefined && (typeof auditChannel !== 'string' || !CHANNEL_ID.test(auditChannel))) {
-    problems.push('audit_channel: expected a Slack channel id like C0123ABCD')
-  }
-  const rules = stringList(raw.rules ?? ['rules'], 'rules', problems, /^[^\0]+$/, 'a path')
-  let listen: BotConfig['listen']
-  if (raw.listen !== undefined) {
-    // host:port with the host spelled out: an operator decides whether the bot faces every interface.
-    const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(String(raw.listen))
-    if (!m || Number(m[2]) > 65535) problems.push(`listen: '${String(raw.listen)}' is not host:port (e.g. 127.0.0.1:3000, or 0.0.0.0:3000 for every interface)`)
-    else listen = { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) }
-  }
-
-  if (problems.length) throw new ConfigError(problems.map((p) => `${file}: ${p}`))
   return {
-    clusters,
-    timeZone: String(timeZone),
-    digest,
-    allowed,
-    silencers,
-    riskyKeys,
-    auditChannel: auditChannel as string | undefined,
-    rules,
-    ...(listen ? { listen } : {}),
+    clusters: Object.entries(raw.clusters).map(([name, c]) => ({ name, ...c })),
+    timeZone: raw.time_zone,
+    digest: raw.digest,
+    allowed: raw.allowed,
+    silencers: raw.silencers,
+    riskyKeys: raw.risky_keys,
+    ...(raw.audit_channel !== undefined ? { auditChannel: raw.audit_channel } : {}),
+    rules: raw.rules,
+    ...(raw.listen ? { listen: raw.listen } : {}),
   }
 }
 
@@ -210,30 +132,4 @@ export async function loadBotSettings(env: NodeJS.ProcessEnv): Promise<{ env: Bo
 /** The cluster a channel belongs to, else the first configured one. */
 export function clusterForChannel(config: BotConfig, channel: string | undefined): ClusterConfig {
   return config.clusters.find((c) => c.channel === channel) ?? config.clusters[0]
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz })
-    return true
-  } catch {
-    return false
-  }
-}
-
-function stringList(v: unknown, at: string, problems: string[], shape: RegExp, what: string): string[] {
-  if (!Array.isArray(v)) {
-    problems.push(`${at}: expected a list`)
-    return []
-  }
-  const out: string[] = []
-  v.forEach((item, i) => {
-    if (typeof item !== 'string' || !shape.test(item)) problems.push(`${at}[${i}]: '${String(item)}' is not ${what}`)
-    else out.push(item)
-  })
-  return out
 }

@@ -21,7 +21,7 @@ function problems(text: string): string[] {
   try {
     parseBotConfig(text, 'bot.yaml')
   } catch (err) {
-    if (err instanceof ConfigError) return err.problems
+    if (err instanceof ConfigError) return err.problems.map((p) => p.replace(/^bot\.yaml:\d+:\d+: /, 'bot.yaml: '))
     throw err
   }
   return []
@@ -69,6 +69,22 @@ describe('bot/config', () => {
     ['clusters: [\n', 'bot.yaml: not valid YAML'],
   ])('names the bad cluster key in %j', (text, prefix) => {
     expect(problems(text).some((p) => p.startsWith(prefix)), problems(text).join('\n')).toBe(true)
+  })
+
+  it('places each problem at the line and column of the bad value or key', () => {
+    const text = 'clusters:\n  prod:\n    brokers: [kafka-1]\n    channel: general\n    colour: red\ndigest: { schedule: "every morning" }\n'
+    let found: string[] = []
+    try {
+      parseBotConfig(text, 'bot.yaml')
+    } catch (err) {
+      found = (err as ConfigError).problems
+    }
+    expect(found).toEqual([
+      "bot.yaml:3:15: clusters.prod.brokers[0]: 'kafka-1' is not host:port",
+      "bot.yaml:4:14: clusters.prod.channel: 'general' is not a Slack channel id like C0123ABCD",
+      'bot.yaml:5:5: clusters.prod.colour: unknown key (known: brokers, channel)',
+      'bot.yaml:6:21: digest.schedule: \'every morning\' is not a cron expression (e.g. "0 9 * * *")',
+    ])
   })
 
   it.each([

@@ -29,7 +29,7 @@ describe('cli/rule-test/test-file', () => {
     ['tests:\n  - name: x\n    absent: [{ rule: r }]\n', 2, 'needs `incident:` or `series:`'],
     ['tests:\n  - name: x\n    series: ["isr.shrink: 1"]\n    expect:\n      - { rule: r, severity: fatal }\n', 5, 'info, warning or critical'],
     ['tests:\n  - name: x\n    series: ["isr.shrink: 1"]\n    at: yesterday\n    absent: [{ rule: r }]\n', 4, '`at:` is a date-time'],
-    ['tests:\n  - name: x\n    serie: ["isr.shrink: 1"]\n', 3, "unknown key 'serie'"],
+    ['tests:\n  - name: x\n    serie: ["isr.shrink: 1"]\n', 3, 'tests[0].serie: unknown key (known: name, incident, series'],
     ['tests: [\n', 1, 'end with a ]'],
     ['- just a list\n', 1, 'a mapping with a `tests:` list'],
   ])('reports a bad file with its line (%#)', (text, line, message) => {
@@ -38,5 +38,10 @@ describe('cli/rule-test/test-file', () => {
     const hit = errors.find((e) => e.message.includes(message))
     expect(hit, JSON.stringify(errors)).toBeDefined()
     expect(hit!.line).toBe(line)
+  })
+
+  it('places a bad value at its column, under its key path', () => {
+    const { errors } = parseTestFile('tests:\n  - name: x\n    series: ["isr.shrink: 1"]\n    expect:\n      - { rule: r, severity: fatal }\n', 't.yaml')
+    expect(errors).toEqual([{ file: 't.yaml', line: 5, col: 30, message: 'tests[0].expect[0].severity: `severity:` is info, warning or critical' }])
   })
 })

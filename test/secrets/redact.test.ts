@@ -75,7 +75,7 @@ live:
   it.each([
     ['{ mechanism: plain, username: u, password: "${NOT_SET_ANYWHERE}" }', 'k.yaml: live.clusters.prod.admin.sasl.password: environment variable NOT_SET_ANYWHERE is not set'],
     ['{ mechanism: plain, username: u, password_file: /nonexistent/pw }', "k.yaml: live.clusters.prod.admin.sasl.password_file: cannot read '/nonexistent/pw': ENOENT"],
-    ['{ mechanism: plain, username: u, password: x, password_file: /etc/hostname }', 'k.yaml: live.clusters.prod.admin.sasl: give password or password_file, not both'],
+    ['{ mechanism: plain, username: u, password: x, password_file: /etc/hostname }', 'k.yaml: live.clusters.prod.admin.sasl.password_file: give password or password_file, not both'],
   ])('names the key path when a secret cannot be resolved: %s', (sasl, problem) => {
     let err: LiveConfigError | undefined
     try {
@@ -83,7 +83,9 @@ live:
     } catch (e) {
       err = e as LiveConfigError
     }
-    expect(err?.problems).toContain(problem)
+    // Each problem is located (file:line:col) where the bad field is written.
+    expect(err?.problems.map((p) => p.replace(/^k\.yaml:\d+:\d+: /, 'k.yaml: '))).toContain(problem)
+    expect(err?.problems.every((p) => /^k\.yaml:\d+:\d+: /.test(p))).toBe(true)
   })
 })
 

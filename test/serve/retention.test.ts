@@ -38,9 +38,9 @@ describe('serve retention', () => {
       if (err instanceof LiveConfigError) problems = err.problems
     }
     expect(problems).toEqual([
-      'k.yaml: live.retention.keep: unknown key (known: default, signals, resolved_alerts, every)',
-      "k.yaml: live.retention.default: 'forever' is not a duration (e.g. 15s, 500ms, 1m)",
-      "k.yaml: live.retention.signals: unknown signal 'heap.usd'",
+      "k.yaml:2:25: live.retention.default: 'forever' is not a duration (e.g. 15s, 500ms, 1m)",
+      "k.yaml:2:45: live.retention.signals.heap.usd: unknown signal 'heap.usd'",
+      'k.yaml:2:61: live.retention.keep: unknown key (known: default, signals, resolved_alerts, every)',
     ])
   })
 

@@ -85,12 +85,12 @@ live:
     }
     expect(err).toBeInstanceOf(LiveConfigError)
     expect(err!.problems).toEqual([
-      "k.yaml: live.listen: 'nowhere' is not [host:]port",
-      "k.yaml: live.engine.tick: 'soon' is not a duration (e.g. 15s, 500ms, 1m)",
-      'k.yaml: live.clusters.prod.tail: unknown key (known: admin, scrape, logs)',
-      "k.yaml: live.clusters.prod.admin.brokers[0]: 'kafka-1' is not host:port",
-      "k.yaml: live.clusters.prod.scrape.interval: '3GiB' is not a duration (e.g. 15s, 500ms, 1m)",
-      'k.yaml: live.clusters.prod.scrape.targets[0]: expected { broker, url: http://host:port/metrics }',
+      "k.yaml:3:11: live.listen: 'nowhere' is not [host:]port",
+      "k.yaml:4:19: live.engine.tick: 'soon' is not a duration (e.g. 15s, 500ms, 1m)",
+      "k.yaml:7:26: live.clusters.prod.admin.brokers[0]: 'kafka-1' is not host:port",
+      'k.yaml:8:34: live.clusters.prod.scrape.targets[0].url: expected http://host:port/metrics',
+      "k.yaml:8:58: live.clusters.prod.scrape.interval: '3GiB' is not a duration (e.g. 15s, 500ms, 1m)",
+      'k.yaml:9:7: live.clusters.prod.tail: unknown key (known: admin, scrape, logs)',
     ])
   })
 })
