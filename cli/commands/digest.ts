@@ -5,18 +5,21 @@ import { UserError } from '../../bot/errors.js'
 import { reportStoreUnavailable } from '../command-setup.js'
 import { openSession, parseSessionArgs } from '../console-session.js'
 
-const USAGE = `usage: kafka-why digest [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--cluster <name>] [--now <ISO time>] [--out <chart.png>]
+const USAGE = `usage: kafka-why digest [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--cluster <name>] [--now <ISO time>] [--out <chart.png>] [--spec <chart.json>]
 
-Prints the daily health digest (the 24 h before --now) as the bot would post it, and writes its
-chart as a PNG with --out. Default incident: test/incidents/seed-000-stw-session-expiry.`
+Prints the daily health digest (the 24 h before --now) as the bot would post it, writes its chart
+as a PNG with --out and the chart's Vega-Lite spec (data included) with --spec.
+Default incident: test/incidents/seed-000-stw-session-expiry.`
 
 /** `kafka-why digest`: the digest job in a terminal. */
 export async function run(argv: string[]): Promise<number> {
   let cluster: string | undefined
   let out: string | undefined
+  let specOut: string | undefined
   const args = parseSessionArgs('digest', USAGE, argv, (a, next) => {
     if (a === '--cluster') cluster = next()
     else if (a === '--out') out = next()
+    else if (a === '--spec') specOut = next()
     else return false
     return true
   })
@@ -26,11 +29,15 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const names = session.ctx.config.clusters.map((c) => c.name)
     if (cluster !== undefined && !names.includes(cluster)) throw new UserError(`unknown cluster '${cluster}' (known: ${names.join(', ')})`)
-    const { message, chart } = await digestFor(session.ctx, cluster ?? names[0], session.ctx.now())
+    const { message, chart, spec } = await digestFor(session.ctx, cluster ?? names[0], session.ctx.now())
     console.log(toConsole(message, { color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR }))
     if (out) {
       await writeFile(out, chart)
       console.log(`\nchart: ${out} (${chart.length} bytes)`)
+    }
+    if (specOut) {
+      await writeFile(specOut, `${JSON.stringify(spec, null, 2)}\n`)
+      console.log(`${out ? '' : '\n'}chart spec: ${specOut} (Vega-Lite 5)`)
     }
     return 0
   } catch (err) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './support/bot-context.js'
+import { readPngHeader } from './support/png.js'
 
 type Run = { code: number | null; out: string; err: string }
 
@@ -27,6 +28,7 @@ function cli(args: string[], stdin?: string): Promise<Run> {
 describe('cli/commands/console and cli/commands/digest', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kafka-why-console-'))
   const png = join(dir, 'chart.png')
+  const specFile = join(dir, 'chart.json')
   let why: Run, unknown: Run, injection: Run, repl: Run, digest: Run, badOption: Run
 
   beforeAll(async () => {
@@ -35,7 +37,7 @@ describe('cli/commands/console and cli/commands/digest', () => {
       cli(['console', '-c', '/kafka why 9']),
       cli(['console', '-c', 'config topic orders set segment.ms=1; rm -rf /']),
       cli(['console'], 'why 1\nclick 2\nstatus\nclick 99\nquit\n'),
-      cli(['digest', '--out', png]),
+      cli(['digest', '--out', png, '--spec', specFile]),
       cli(['console', '--frobnicate']),
     ])
   }, 240_000)
@@ -76,6 +78,22 @@ describe('cli/commands/console and cli/commands/digest', () => {
     const bytes = readFileSync(png)
     expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
     expect(digest.out).toContain(`chart: ${png} (${bytes.length} bytes)`)
+    const header = readPngHeader(bytes)
+    expect(header.width * header.height).toBeGreaterThan(400 * 300)
+  })
+
+  it('writes the chart as a Vega-Lite spec a team can restyle, with the incident\'s data in it', () => {
+    expect(digest.out).toContain(`chart spec: ${specFile} (Vega-Lite 5)`)
+    const spec = JSON.parse(readFileSync(specFile, 'utf8'))
+    expect(spec.$schema).toBe('https://vega.github.io/schema/vega-lite/v5.json')
+    const pauses = spec.vconcat.find((row: { title: { text: string } }) => row.title.text.startsWith('longest JVM pause'))
+    const line = pauses.layer.find((l: { mark: { type: string } }) => l.mark.type === 'line')
+    // seed-000's one broker paused 3.3 s at a safepoint (the digest's longest safepoint above).
+    const peak = Math.max(...line.data.values.map((v: { value: number }) => v.value))
+    expect(pauses.title.text).toBe('longest JVM pause: GC and safepoint (ms)')
+    expect(peak).toBeGreaterThan(3200)
+    expect(peak).toBeLessThan(3400)
+    expect(new Set(line.data.values.map((v: { broker: string }) => v.broker))).toEqual(new Set(['b1']))
   })
 
   it('refuses an unknown option with usage and exit code 2', () => {

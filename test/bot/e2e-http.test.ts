@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SlackBot } from '../../bot/app.js'
+import { SERIES_COLOURS } from '../../bot/digest/chart.js'
+import { countColour, decodePngPixels, readPngHeader } from './support/png.js'
 import { signedHeaders } from './support/sign.js'
 import { SlackStandIn } from './support/slack-stand-in.js'
 import { testContext, type TestContext } from './support/bot-context.js'
@@ -97,7 +99,11 @@ describe('bot/app (end to end through the HTTP receiver)', () => {
     expect(complete.args.channel_id).toBe('C0PERF')
     expect(complete.args.files).toEqual([{ id: expect.stringMatching(/^F\d+$/), title: 'Kafka digest perf-lab' }])
     const bytes = slack.uploads.get(complete.args.files[0].id)!
-    expect(bytes.subarray(1, 4).toString('ascii')).toBe('PNG')
+    // A whole PNG (every chunk's CRC right) that decodes to the chart: seed-000's broker 1 line is drawn.
+    const header = readPngHeader(bytes)
+    const { width, height, rgba } = decodePngPixels(bytes)
+    expect([width, height]).toEqual([header.width, header.height])
+    expect(countColour(rgba, SERIES_COLOURS[0], 20)).toBeGreaterThan(100)
     expect(slack.ok('files.getUploadURLExternal')[0].args).toMatchObject({ filename: 'kafka-digest-perf-lab.png', length: String(bytes.length) })
   })
 
