@@ -1,6 +1,7 @@
 import { CATALOGUE } from '../signals/catalogue.js'
 import type { Signal } from '../signals/signal.js'
 import type { Store } from './store/store.js'
+import { CLUSTER_LOSS_SERIES, CLUSTER_LOSS_WINDOW_MS, deriveClusterLoss, isClusterLossSeries } from './cluster-loss.js'
 import { withDerivedSources } from './derived-facts.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
 import type { EvalData } from './match.js'
@@ -36,7 +37,8 @@ export async function loadEvalData(store: Store, req: LoadRequest): Promise<Load
   const wanted = req.names ? [...new Set(req.names)] : undefined
   const seriesNames = wanted?.filter((n) => signalKind(n) !== 'fact')
   const factNames = wanted ? withDerivedSources(wanted.filter((n) => signalKind(n) === 'fact')) : undefined
-  const clusterWide = (seriesNames ?? CLUSTER_WIDE_NAMES).filter(isClusterWide)
+  const clusterWide = (seriesNames ?? CLUSTER_WIDE_NAMES).filter((n) => isClusterWide(n) && !isClusterLossSeries(n))
+  const derived = (seriesNames ?? Object.keys(CLUSTER_LOSS_SERIES)).filter(isClusterLossSeries)
   const range = { cluster: req.cluster, from: req.from, to: req.to }
   const reads: Promise<Map<string, Signal[]>>[] = []
   if (!seriesNames || seriesNames.length) {
@@ -68,6 +70,13 @@ export async function loadEvalData(store: Store, req: LoadRequest): Promise<Load
       signalsRead += l.length
       const prev = series.get(name)
       series.set(name, prev ? mergeSorted(prev, l) : l)
+    }
+  }
+  for (const name of derived) {
+    const list = await readClusterLoss(store, name, req)
+    if (list.length) {
+      series.set(name, list)
+      signalsRead += list.length
     }
   }
   for (const list of factLists) for (const f of list) if (!factNames || factNames.has(f.name)) facts.push(f)
@@ -120,4 +129,15 @@ export async function loadForRules(store: Store, req: RulesLoadRequest): Promise
     series.set(name, before ? before.concat(list) : (list as Signal[]))
   }
   return { data: { ...scope, series, facts: now?.data.facts ?? [] }, signalsRead }
+}
+
+/** A derived cluster-wide series (cluster-loss.ts) from every broker's source events in the window. */
+async function readClusterLoss(store: Store, name: string, req: LoadRequest): Promise<Signal[]> {
+  const brokers = (await store.brokers()).filter((b) => b.cluster === req.cluster).map((b) => b.broker)
+  const names = [...CLUSTER_LOSS_SERIES[name].from]
+  // Source events up to a window before `from` count towards a loss that happens inside it.
+  const lists = await Promise.all(brokers.map((broker) => store.querySeries({ cluster: req.cluster, broker, names, from: req.from - CLUSTER_LOSS_WINDOW_MS, to: req.to })))
+  const byBroker = new Map<string, Signal[]>()
+  lists.forEach((byName, i) => byBroker.set(brokers[i], [...byName.values()].flat()))
+  return deriveClusterLoss(name, req.cluster, byBroker, brokers.length).filter((s) => s.at >= req.from)
 }

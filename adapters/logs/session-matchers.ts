@@ -36,13 +36,17 @@ export const SESSION_MATCHERS: readonly Matcher[] = [
   },
   // S2. ZooKeeper 3.4 ClientCnxn "Session establishment complete on server zk1/10.1.0.11:2181, sessionid =
   //     0x1694ab0d2f80031, negotiated timeout = 6000" (test/incidents/zk-timeout-network-cut); 3.5+
-  //     "…, session id = 0x100001597490002, negotiated timeout = 6000" (lab-stw): what the server granted.
+  //     "…, session id = 0x100001597490002, negotiated timeout = 6000" (lab-stw): what the server granted,
+  //     and that a connection lost before is back (zk_unavailable resolves on it).
   {
     literals: ['Session establishment complete'],
     scope: 'message',
     formats: KAFKA,
-    re: /Session establishment complete on server .*?, session ?id = 0x[0-9a-f]+, negotiated timeout = (\d+)/,
-    build: (m) => ({ name: 'zk.negotiated_session_timeout', value: Number(m[1]) }),
+    re: /Session establishment complete on server .*?, session ?id = (0x[0-9a-f]+), negotiated timeout = (\d+)/,
+    build: (m) => [
+      { name: 'zk.negotiated_session_timeout', value: Number(m[2]) },
+      { name: 'zk.session_established', labels: { session: m[1] } },
+    ],
   },
   // S3. Kafka 0.9-4.x KafkaConfig dump at start-up ("KafkaConfig values:" then one "\tkey = value" line per
   //     config): "\tzookeeper.session.timeout.ms = 18000" (lab-stw shows 6000).
