@@ -48,6 +48,8 @@ const MIN_MARGIN_MS = 10_000
 /** At most this many alert lanes; more would push the series off a phone screen. */
 const MAX_LABELLED_BANDS = 8
 const LANE_HEIGHT = 18
+/** Up to this many samples per broker a line also marks each sample with a dot. */
+const SPARSE_POINTS = 40
 /** An empty panel is one line of text: it needs no plot height. */
 const EMPTY_PANEL_HEIGHT = 40
 
@@ -145,7 +147,10 @@ export function chartSpec(panels: ChartPanel[], bands: AlertBand[], opts: ChartO
   const width = opts.width ?? 640
   const height = opts.panelHeight ?? 130
   const axis = chartAxis(panels, opts)
-  const wall = (at: number) => wallClockMs(at, timeZone)
+  // One offset for the whole axis unless the zone changes its clock inside it (a DST night).
+  const offsetFrom = wallClockMs(axis.from, timeZone) - axis.from
+  const steady = offsetFrom === wallClockMs(axis.to, timeZone) - axis.to
+  const wall = (at: number) => (steady ? at + offsetFrom : wallClockMs(at, timeZone))
   const domain = [wall(axis.from), wall(axis.to)]
   const brokers = [...new Set(panels.flatMap((p) => p.series.map((s) => s.name)))]
   const inAxis = bands
@@ -203,7 +208,8 @@ export function chartSpec(panels: ChartPanel[], bands: AlertBand[], opts: ChartO
     }
     layers.push({
       data: { values: values.map((v) => ({ broker: v.broker, at: v.at, time: wall(v.at), value: v.value / divisor })) },
-      mark: { type: 'line', strokeWidth: 1.5, point: { size: 10 } },
+      // Dots mark the samples of a sparse line (a lone sample is otherwise invisible); a dense one is a line.
+      mark: { type: 'line', strokeWidth: 1.5, point: values.length <= SPARSE_POINTS * panel.series.length ? { size: 12 } : false },
       encoding: {
         y: { field: 'value', type: 'quantitative', title: null, scale: { zero: true } },
         color: { field: 'broker', type: 'nominal', title: 'broker', scale: { domain: brokers, range: SERIES_COLOURS.slice(0, Math.max(1, brokers.length)) } },
