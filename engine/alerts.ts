@@ -116,8 +116,12 @@ export class AlertEngine {
       const times = a.match.evidence.length ? a.match.evidence.map((e) => e.at) : [a.match.at]
       const evidenceAt = Math.max(...times)
       const seen = { lastSeenAt: t, summary: cause.cause, evidenceCount: cause.evidence.length, evidenceAt }
-      // A match a late line could undo waits until its newest evidence is `settle` old.
-      const settled = !(this.settleMs > 0 && lateDataCanUndo(a.rule)) || t - evidenceAt >= this.settleMs
+      // A match a late line could undo waits `settle`: from its evidence when that arrived late already,
+      // else from the tick that first saw it (a `not` makes the match time the tick's own, and an `and`
+      // with a steady stream keeps moving its newest evidence, so neither can be the start).
+      const undoable = this.settleMs > 0 && lateDataCanUndo(a.rule)
+      const settleFrom = current?.state === 'pending' ? current.activeAt : Math.min(a.match.at, evidenceAt)
+      const settled = !undoable || t - settleFrom >= this.settleMs
       if (!current || current.state === 'resolved') {
         const fire = t - a.match.at >= this.pendingForMs && settled
         const next: AlertRecord = {

@@ -143,6 +143,7 @@ async function oneRun(run: number, opts: LiveLatencyOptions): Promise<FaultResul
 
     const seen = new Map<string, number>()
     const alertsSeen = new Map<string, { at: number; record: AlertRecord }>()
+    const logged = new Map<string, string>()
     let polling = true
     const poller = (async () => {
       while (polling) {
@@ -154,7 +155,10 @@ async function oneRun(run: number, opts: LiveLatencyOptions): Promise<FaultResul
           }
           for (const a of await store.listAlerts()) {
             const prev = alertsSeen.get(a.fingerprint)
-            if (!prev || prev.record.state !== a.state) appendFileSync(join(dir, 'alerts.jsonl'), JSON.stringify({ seenAt: now, ...a }) + '\n')
+            if (logged.get(a.fingerprint) !== a.state) {
+              logged.set(a.fingerprint, a.state)
+              appendFileSync(join(dir, 'alerts.jsonl'), JSON.stringify({ seenAt: now, ...a }) + '\n')
+            }
             if (a.state === 'firing' && (!prev || prev.record.state !== 'firing' || prev.record.firedAt !== a.firedAt)) alertsSeen.set(a.fingerprint, { at: now, record: a })
             else if (a.state !== 'firing' && prev) alertsSeen.set(a.fingerprint, { at: prev.at, record: a })
           }
