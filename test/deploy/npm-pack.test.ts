@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -37,5 +37,11 @@ describe('npm pack', () => {
     expect(d.broker).toBe('1')
     expect(d.causes[0].ruleId).toBe('stw_pause_session_expiry')
     expect(await readdir(dir)).not.toContain('rules')
+    // The digest chart renders from the installed package: vega, resvg's native binary and the font file it ships.
+    const digest = await run(path.join(prefix, 'bin', 'kafka-why'), ['digest', '--replay', 'logs/broker-1', '--out', 'chart.png', '--spec', 'chart.json'], { cwd: dir, env, timeout: 120_000 })
+    expect(digest.stdout).toMatch(/chart: chart\.png \(\d+ bytes\)/)
+    const png = await readFile(path.join(dir, 'chart.png'))
+    expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+    expect(JSON.parse(await readFile(path.join(dir, 'chart.json'), 'utf8')).$schema).toMatch(/vega-lite\/v5/)
   }, 600_000)
 })
