@@ -10,18 +10,6 @@ import { brokerId, closedObject, hostPort, interval, intervalOrZero } from './sh
  * (`${ENV}`, `password_file:`) are resolved by serve after the shape is known to be right.
  */
 
-/** The serve defaults, in one place with the schema that applies them. */
-export const LIVE_DEFAULTS = {
-  /** Evaluate every second at real time (docs/live.md has the measured figures). */
-  tickMs: 1_000,
-  /** Live evaluation runs at real time; `lag` delays every rule. */
-  lagMs: 0,
-  /** How long a match a late line could undo is held before it fires. */
-  settleMs: 2_000,
-  /** Seven days: a week of history for `why --since`, trends and the digest, with the store bounded. */
-  retentionMs: 7 * 86_400_000,
-} as const
-
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/
 const USER_ID = /^[UW][A-Z0-9]{2,}$/
 const CLUSTER_NAME = /^[A-Za-z0-9_-]{1,64}$/
@@ -79,9 +67,9 @@ const liveListen = z
 
 const engine = closedObject(
   {
-    tick: interval('how often the alert loop evaluates').default(LIVE_DEFAULTS.tickMs),
-    lag: intervalOrZero('how far behind real time every rule is evaluated').default(LIVE_DEFAULTS.lagMs),
-    settle: intervalOrZero('how long a match a late line could undo (not, for, lowering aggregates) is held').default(LIVE_DEFAULTS.settleMs),
+    tick: interval('how often the alert loop evaluates').prefault('1s'),
+    lag: intervalOrZero('how far behind real time every rule is evaluated').prefault('0s'),
+    settle: intervalOrZero('how long a match a late line could undo (not, for, lowering aggregates) is held').prefault('2s'),
     enabled: z.boolean({ error: 'expected true or false' }).default(true).describe('false: store signals, evaluate nothing'),
   },
   'the alert loop',
@@ -97,10 +85,10 @@ const signalAges = z
 
 const retention = closedObject(
   {
-    default: interval('age of every signal not named in signals').default(LIVE_DEFAULTS.retentionMs),
+    default: interval('age of every signal not named in signals').prefault('7d'),
     signals: signalAges.default({}),
-    resolved_alerts: interval('how long a resolved alert is kept').default(86_400_000),
-    every: interval('time between sweeps').default(600_000),
+    resolved_alerts: interval('how long a resolved alert is kept').prefault('1d'),
+    every: interval('time between sweeps').prefault('10m'),
   },
   'how long serve keeps what it stores (docs/retention.md)',
 ).transform((r) => ({ defaultMs: r.default, signalsMs: r.signals, resolvedAlertsMs: r.resolved_alerts, everyMs: r.every }))
@@ -151,7 +139,7 @@ const sasl = closedObject(
 const admin = closedObject(
   {
     brokers: z.array(hostPort, { error: 'expected a list of host:port' }).optional().describe("bootstrap brokers; default the bot's clusters.<name>.brokers"),
-    interval: interval('time between metadata/config/group polls').default(30_000),
+    interval: interval('time between metadata/config/group polls').prefault('30s'),
     ssl: ssl.optional(),
     sasl: sasl.optional(),
     groups: z.boolean({ error: 'expected true or false' }).default(true).describe('poll consumer groups'),
@@ -173,7 +161,7 @@ const scrape = closedObject(
         { error: 'expected a list of { broker, url }' },
       )
       .describe('one Prometheus/JMX exporter endpoint per broker'),
-    interval: interval('time between scrapes').default(15_000),
+    interval: interval('time between scrapes').prefault('15s'),
     timeout: interval('a scrape slower than this fails; default the smaller of 10s and interval').optional(),
   },
   'Prometheus/JMX exporter scraping',
@@ -211,7 +199,7 @@ const signalsTopic = closedObject(
 
 const live = closedObject(
   {
-    listen: liveListen.default({ host: '127.0.0.1', port: 9464 }),
+    listen: liveListen.prefault('127.0.0.1:9464'),
     engine: engine.prefault({}),
     clusters: z.record(clusterName, liveCluster, { error: (iss) => (iss.code === 'invalid_type' ? 'expected a mapping of cluster name to { admin, scrape, logs }' : undefined) }).default({}),
     signals_topic: signalsTopic.optional(),
@@ -220,7 +208,10 @@ const live = closedObject(
   "serve's sources: scrape targets, admin polling, followed logs, the alert loop and retention",
 )
 
-/** The whole of kafka-why.yaml. Output keys are the file's own; durations are milliseconds. */
+/**
+ * The whole of kafka-why.yaml. Output keys are the file's own (the live engine's and retention's in
+ * milliseconds); defaults are written as a person would write them, so editors show them that way.
+ */
 export const kafkaWhyConfigSchema = closedObject(
   {
     clusters: z

@@ -5,6 +5,7 @@ import { TargetScraper } from '../adapters/prometheus/scraper.js'
 import { configFactName, configFactValue } from '../adapters/admin/config-facts.js'
 import type { Signal } from '../signals/signal.js'
 import type { LabCluster } from './cluster.js'
+import { SCHEMA_FILES, schemaComment } from '../file-formats/schema-comment.js'
 
 /** The cluster name every lab incident is recorded under. */
 export const LAB_CLUSTER_NAME = 'lab'
@@ -158,6 +159,7 @@ export function writeIncident(record: IncidentRecord): { sources: RecordedSource
   }
   // One flow mapping per source, as the shared format shows them; JSON strings are valid YAML scalars.
   const yamlText = [
+    schemaComment(outDir, SCHEMA_FILES.incident),
     `cluster: ${LAB_CLUSTER_NAME}`,
     'timeZone: "+00:00"',
     'sources:',

@@ -1,6 +1,6 @@
 import type { SASLOptions } from 'kafkajs'
 import { parse as parseYaml } from 'yaml'
-import { kafkaWhyConfigSchema, LIVE_DEFAULTS, type LiveClusterSection, type LiveSection } from '../../file-formats/kafka-why-config.js'
+import { kafkaWhyConfigSchema, type LiveClusterSection, type LiveSection } from '../../file-formats/kafka-why-config.js'
 import { formatPath, renderProblem, validateYaml, type FieldPath } from '../../file-formats/yaml-validate.js'
 import { registerSecret } from '../../secrets/redact.js'
 import { interpolateEnv, resolveSecretField } from '../../secrets/secret-ref.js'
@@ -28,14 +28,16 @@ import { interpolateEnv, resolveSecretField } from '../../secrets/secret-ref.js'
  *   retention: { default: 7d, resolved_alerts: 1d, every: 10m, signals: { heap.used: 2d } }
  * ```
  */
-/** Serve's defaults (file-formats/kafka-why-config.ts applies them): evaluate every second at real time. */
-export const DEFAULT_TICK_MS = LIVE_DEFAULTS.tickMs
+/** Serve's defaults, as the schema applies them to a file that sets nothing. */
+const DEFAULTS = kafkaWhyConfigSchema.parse({}).live
+/** Evaluate every second at real time (docs/live.md has the measured figures). */
+export const DEFAULT_TICK_MS = DEFAULTS.engine.tickMs
 /** Live evaluation runs at real time; `lag` delays every rule, `settle` only the ones late data can undo. */
-export const DEFAULT_LIVE_LAG_MS = LIVE_DEFAULTS.lagMs
+export const DEFAULT_LIVE_LAG_MS = DEFAULTS.engine.lagMs
 /** How long a match a late line could undo is held before it fires, in live evaluation. */
-export const DEFAULT_SETTLE_MS = LIVE_DEFAULTS.settleMs
+export const DEFAULT_SETTLE_MS = DEFAULTS.engine.settleMs
 /** Seven days: a week of history for `why --since`, trends and the digest, with the store bounded. */
-export const DEFAULT_RETENTION_MS = LIVE_DEFAULTS.retentionMs
+export const DEFAULT_RETENTION_MS = DEFAULTS.retention.defaultMs
 
 /** What serve runs with: the validated `live:` section, its secrets resolved. */
 export type LiveConfig = {

@@ -1,5 +1,7 @@
-import { copyFile, access } from 'node:fs/promises'
+import { access, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { SCHEMA_FILES, schemaComment } from '../../file-formats/schema-comment.js'
 import { parseCommandArgs, usageError } from '../command-setup.js'
 
 const USAGE = `usage: kafka-why init [--out kafka-why.yaml] [--force]
@@ -13,14 +15,19 @@ the clusters, channels and log paths, then run: kafka-why serve --config kafka-w
 /** The commented example shipped with kafka-why; the same file a test loads as written. */
 const EXAMPLE = fileURLToPath(new URL('../../kafka-why.example.yaml', import.meta.url))
 
-/** `kafka-why init`: the starter config, never over an existing file unless asked. */
+/**
+ * `kafka-why init`: the starter config, never over an existing file unless asked. Its first line
+ * points the editor's YAML language server at the installed schema, relative to where it is written.
+ */
 export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs(argv, USAGE, { out: { type: 'string', default: 'kafka-why.yaml' }, force: { type: 'boolean', default: false } }, false)
   if (typeof args === 'number') return args
   const out = args.values.out!
   if (!args.values.force && (await access(out).then(() => true, () => false))) return usageError(`${out} exists; pass --force to overwrite it, or --out another path`)
   try {
-    await copyFile(EXAMPLE, out)
+    const example = await readFile(EXAMPLE, 'utf8')
+    const body = example.replace(/^# yaml-language-server:.*\n/, '')
+    await writeFile(out, `${schemaComment(path.dirname(path.resolve(out)), SCHEMA_FILES.config)}\n${body}`)
   } catch (err) {
     console.error(`kafka-why init: cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
     return 1

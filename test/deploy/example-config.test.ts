@@ -48,7 +48,11 @@ describe('cli/commands/init', () => {
     const out = path.join(dir, 'kafka-why.yaml')
     const first = await kafkaWhy(['init', '--out', out])
     expect(first.code).toBe(0)
-    expect(await readFile(out, 'utf8')).toBe(await readFile('kafka-why.example.yaml', 'utf8'))
+    const [comment, ...body] = (await readFile(out, 'utf8')).split('\n')
+    expect(body.join('\n')).toBe((await readFile('kafka-why.example.yaml', 'utf8')).replace(/^# yaml-language-server:.*\n/, ''))
+    // The editor comment points at the installed schema from wherever the file was written.
+    const schema = /^# yaml-language-server: \$schema=(\S+)$/.exec(comment)?.[1]
+    expect(schema && path.resolve(dir, schema)).toBe(path.resolve('schemas/kafka-why.schema.json'))
     const again = await kafkaWhy(['init', '--out', out])
     expect(again.code).toBe(2)
     expect(again.stderr).toContain(`${out} exists; pass --force`)

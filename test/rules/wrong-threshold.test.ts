@@ -29,7 +29,7 @@ describe('cli/commands/test', () => {
     const failed = result.files.flatMap((f) => f.cases.filter((c) => !c.ok))
     expect(failed.map((c) => c.test.name)).toEqual(['seed 000 ranks the safepoint stall first on broker 1', 'the same pause against a 6 s session names the pause and the timeout'])
     const report = renderReport(result)
-    expect(report).toContain('rules/tests/jvm.yaml:6: expect stw_pause_session_expiry on broker 1 at rank 1 as critical: FAILED')
+    expect(report).toContain('rules/tests/jvm.yaml:7: expect stw_pause_session_expiry on broker 1 at rank 1 as critical: FAILED')
     expect(report).toContain('did not fire on broker 1')
     expect(report).toMatch(/what fired instead:\n\s+1\. not_leader_errors \[warning/)
     expect(report).toMatch(/nearest miss: .*no safepoint\.sync > 100% of zk\.session_timeout_limit within 5s \(the nearest safepoint sync was 3\.3s/)
