@@ -9,6 +9,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv
   lint: { summary: 'check rule files; file:line:col diagnostics', load: () => import('./commands/lint.js') },
   fmt: { summary: 'print or rewrite rule files in the canonical layout', load: () => import('./commands/fmt.js') },
   test: { summary: 'run rule tests against recorded incidents and inline timelines', load: () => import('./commands/test.js') },
+  ci: { summary: 'lint, format-check, test and backtest the rule changes of a pull request', load: () => import('./commands/ci.js') },
   corpus: { summary: 'top-1 accuracy of the rules on the real-incident corpus', load: () => import('./commands/corpus.js') },
   digest: { summary: 'build the daily health digest', load: () => import('./commands/digest.js') },
   console: { summary: 'the Slack bot in a terminal, over the embedded store', load: () => import('./commands/console.js') },

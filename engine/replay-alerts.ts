@@ -86,8 +86,11 @@ export async function replayAlerts(
   return all.map((a) => a.event)
 }
 
-/** Signals from the real store; alerts, silences, locks and history in memory. */
-class AlertOverlay extends MemoryStore {
+/**
+ * Signals from the real store; alerts, silences, locks and history in memory: replays and backtests
+ * over a team's store never touch its live alerts.
+ */
+export class AlertOverlay extends MemoryStore {
   constructor(private readonly base: Store) {
     super()
   }

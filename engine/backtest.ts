@@ -1,0 +1,161 @@
+import type { Rule } from '../dsl/ast.js'
+import { signalsOfRule } from '../dsl/signals-of-rule.js'
+import type { AlertEvent } from './alerts.js'
+import type { Evidence } from './diagnosis.js'
+import { labelKey } from './eval-data.js'
+import { AlertOverlay, replayAlerts } from './replay-alerts.js'
+import type { Store } from './store/store.js'
+
+/**
+ * What a rule change would have done to the alerts of a stretch of history: two rule sets (the
+ * versions before and after a change) stepped through the same stored signals by the replay
+ * machinery, and their alerts compared per rule. History is read in time order one window at a
+ * time, so a month of a busy store never sits in memory at once.
+ */
+
+/** One alert from its firing to its resolution (open at the end of the history when `resolvedAt` is absent). */
+export type AlertEpisode = {
+  /** The rule's name, else its id: how a rule is recognised across its two versions. */
+  rule: string
+  cluster: string
+  broker?: string
+  labels: Record<string, string>
+  severity: Rule['severity']
+  /** When the evaluation fired it (a tick: up to a step after the evidence). */
+  firedAt: number
+  /** When its evidence happened: the earliest signal of the match that raised it. */
+  evidenceAt: number
+  resolvedAt?: number
+  cause: string
+  evidence: Evidence[]
+}
+
+/** How to step through history; every duration in ms. */
+export type BacktestOptions = {
+  from: number
+  to: number
+  /** How much history is read at a time (rounded up to a multiple of `stepMs`). */
+  windowMs: number
+  stepMs: number
+  lagMs?: number
+}
+
+/** Both rule sets' alerts, and what reading the history cost. */
+export type BacktestRun = { base: AlertEpisode[]; head: AlertEpisode[]; windows: number; signalsRead: number }
+
+/** The key two versions of a rule share. */
+export function ruleKey(rule: Rule): string {
+  return rule.name ?? rule.id
+}
+
+/**
+ * Steps both rule sets through [from, to] of `store`. Each window's signals (only the names the rules
+ * read) are read once to find the times worth a tick; each rule set then ticks through the window
+ * with its alert state kept in its own in-memory overlay across windows.
+ */
+export async function backtestRules(store: Store, base: readonly Rule[], head: readonly Rule[], opts: BacktestOptions): Promise<BacktestRun> {
+  const stepMs = opts.stepMs
+  const windowMs = Math.max(stepMs, Math.ceil(opts.windowMs / stepMs) * stepMs)
+  const lagMs = opts.lagMs ?? 0
+  const names = [...new Set([...base, ...head].flatMap((r) => signalsOfRule(r)))]
+  const sides = [
+    { rules: base, overlay: new AlertOverlay(store), episodes: [] as AlertEpisode[], open: new Map<string, AlertEpisode>() },
+    { rules: head, overlay: new AlertOverlay(store), episodes: [] as AlertEpisode[], open: new Map<string, AlertEpisode>() },
+  ]
+  const start = Math.floor(opts.from / stepMs) * stepMs
+  let windows = 0
+  let signalsRead = 0
+  for (let w = start; w <= opts.to; w += windowMs) {
+    const end = Math.min(w + windowMs - 1, opts.to)
+    const times = new Map<string, Set<number>>()
+    const scopes = await store.brokers()
+    const clusters = new Set(scopes.map((s) => s.cluster))
+    const reads = [...scopes.map((s) => ({ cluster: s.cluster, broker: s.broker as string | undefined })), ...[...clusters].map((cluster) => ({ cluster, broker: undefined }))]
+    for (const scope of reads) {
+      if (names.length === 0) break
+      const series = await store.querySeries({ ...scope, names, from: w, to: end })
+      let set = times.get(scope.cluster)
+      if (!set) times.set(scope.cluster, (set = new Set([w])))
+      for (const list of series.values()) {
+        signalsRead += list.length
+        for (const s of list) set.add(Math.floor(s.at / stepMs) * stepMs)
+      }
+    }
+    const ticks = new Map([...times].map(([c, set]) => [c, [...set].sort((a, b) => a - b)]))
+    // Every signal of this window gets its tick (its time plus the lag) before the next window starts.
+    const until = Math.ceil((end + 1 + lagMs) / stepMs) * stepMs
+    for (const side of sides) {
+      if (side.rules.length === 0) continue
+      await replayAlerts(side.overlay, side.rules, ticks, { stepMs, lagMs, until, alertsInStore: true }, (e) => record(side, e))
+    }
+    windows++
+  }
+  return { base: sides[0].episodes, head: sides[1].episodes, windows, signalsRead }
+}
+
+function record(side: { rules: readonly Rule[]; episodes: AlertEpisode[]; open: Map<string, AlertEpisode> }, e: AlertEvent): void {
+  const fp = e.alert.fingerprint
+  if (e.type === 'firing') {
+    if (side.open.has(fp)) return
+    const rule = side.rules.find((r) => r.id === e.alert.ruleId)
+    const episode: AlertEpisode = {
+      rule: rule ? ruleKey(rule) : e.alert.ruleId,
+      cluster: e.alert.cluster,
+      ...(e.alert.broker !== undefined ? { broker: e.alert.broker } : {}),
+      labels: { ...e.alert.labels },
+      severity: e.cause.severity,
+      firedAt: e.alert.firedAt ?? e.alert.activeAt,
+      evidenceAt: e.alert.firstEvidenceAt ?? e.alert.activeAt,
+      cause: e.cause.cause,
+      evidence: e.cause.evidence,
+    }
+    side.open.set(fp, episode)
+    side.episodes.push(episode)
+  } else if (e.type === 'resolved') {
+    const episode = side.open.get(fp)
+    if (episode) episode.resolvedAt = e.alert.resolvedAt
+    side.open.delete(fp)
+  }
+}
+
+/** Per rule, how the head version's alerts differ from the base version's over the same history. */
+export type RuleBacktest = {
+  rule: string
+  base: number
+  head: number
+  /** Head alerts with no base alert for the same rule, broker and labels overlapping them in time. */
+  newlyFiring: AlertEpisode[]
+  /** Base alerts with no overlapping head alert. */
+  stoppedFiring: AlertEpisode[]
+  /** Overlapping pairs whose severity differs. */
+  severityChanged: { base: AlertEpisode; head: AlertEpisode }[]
+}
+
+/** Compares the two sides' alerts for each rule key named in `rules`. */
+export function compareBacktest(run: BacktestRun, rules: readonly string[]): RuleBacktest[] {
+  return rules.map((rule) => {
+    const base = run.base.filter((e) => e.rule === rule)
+    const head = run.head.filter((e) => e.rule === rule)
+    const matchedBase = new Set<AlertEpisode>()
+    const out: RuleBacktest = { rule, base: base.length, head: head.length, newlyFiring: [], stoppedFiring: [], severityChanged: [] }
+    for (const h of head) {
+      const b = base.find((x) => !matchedBase.has(x) && sameScope(x, h) && overlaps(x, h))
+      if (!b) {
+        out.newlyFiring.push(h)
+        continue
+      }
+      matchedBase.add(b)
+      if (b.severity !== h.severity) out.severityChanged.push({ base: b, head: h })
+    }
+    for (const b of base) if (!matchedBase.has(b)) out.stoppedFiring.push(b)
+    return out
+  })
+}
+
+function sameScope(a: AlertEpisode, b: AlertEpisode): boolean {
+  return a.cluster === b.cluster && a.broker === b.broker && labelKey(a.labels) === labelKey(b.labels)
+}
+
+function overlaps(a: AlertEpisode, b: AlertEpisode): boolean {
+  return a.firedAt <= (b.resolvedAt ?? Infinity) && b.firedAt <= (a.resolvedAt ?? Infinity)
+}
