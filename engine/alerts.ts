@@ -98,9 +98,23 @@ export class AlertEngine {
     this.rules = rules
   }
 
+  /**
+   * When the earliest held match (see settleMs) is due to fire, in `now` time; undefined when none is
+   * held. A loop that ticks then instead of a whole tick later saves up to a tick of delay.
+   */
+  nextSettleAt(): number | undefined {
+    return this.settleDue
+  }
+
+  private settleDue: number | undefined
+
   /** Evaluates at `now - lag` and returns the notifications to send, silenced ones left out. */
   async tick(now: number): Promise<AlertEvent[]> {
     const t = now - this.lagMs
+    this.settleDue = undefined
+    const holdUntil = (at: number) => {
+      this.settleDue = this.settleDue === undefined ? at : Math.min(this.settleDue, at)
+    }
     const active = await this.evaluate(t)
     const silences = await this.store.listSilences(now)
     const byId = new Map(this.rules.map((r) => [r.id, r]))
@@ -116,12 +130,13 @@ export class AlertEngine {
       const times = a.match.evidence.length ? a.match.evidence.map((e) => e.at) : [a.match.at]
       const evidenceAt = Math.max(...times)
       const seen = { lastSeenAt: t, summary: cause.cause, evidenceCount: cause.evidence.length, evidenceAt }
-      // A match a late line could undo waits `settle`: from its evidence when that arrived late already,
-      // else from the tick that first saw it (a `not` makes the match time the tick's own, and an `and`
-      // with a steady stream keeps moving its newest evidence, so neither can be the start).
+      // A match a late line could undo waits `settle` from its evidence as first seen (kept as the
+      // pending alert's activeAt): a `not` makes the match time the tick's own, and an `and` with a
+      // steady stream keeps moving its newest evidence, so neither can be the start later on.
       const undoable = this.settleMs > 0 && lateDataCanUndo(a.rule)
       const settleFrom = current?.state === 'pending' ? current.activeAt : Math.min(a.match.at, evidenceAt)
       const settled = !undoable || t - settleFrom >= this.settleMs
+      if (!settled) holdUntil(settleFrom + this.settleMs + this.lagMs)
       if (!current || current.state === 'resolved') {
         const fire = t - a.match.at >= this.pendingForMs && settled
         const next: AlertRecord = {
@@ -131,7 +146,7 @@ export class AlertEngine {
           broker: a.broker,
           labels: { ...a.match.labels },
           state: fire ? 'firing' : 'pending',
-          activeAt: a.match.at,
+          activeAt: undoable ? settleFrom : a.match.at,
           firstEvidenceAt: Math.min(...times),
           ...(fire ? { firedAt: t, notifiedAt: now } : {}),
           ...seen,

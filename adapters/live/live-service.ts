@@ -281,7 +281,11 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
             health.engine.lastError = err.message
             log.error(`engine: tick failed: ${err.message}`)
           })
-          .finally(() => tick(config.engine.tickMs))
+          // A held match due before the next tick is fired on time rather than up to a tick late.
+          .finally(() => {
+            const settle = engine.nextSettleAt()
+            tick(settle === undefined ? config.engine.tickMs : Math.max(0, Math.min(config.engine.tickMs, settle - now())))
+          })
         inFlight.add(p)
         void p.finally(() => inFlight.delete(p))
       }, delayMs)

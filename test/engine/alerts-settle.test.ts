@@ -47,16 +47,18 @@ describe('engine/alerts with a settle time', () => {
     expect(fired[0].alert).toMatchObject({ firstEvidenceAt: 100 * S, evidenceAt: 103 * S, firedAt: 103.4 * S })
   })
 
-  it('holds a rule with `not` for the settle time from the tick that first saw it, then fires it with the evidence time beside the decision', async () => {
+  it('holds a rule with `not` for the settle time from its evidence, then fires it with the evidence time beside the decision', async () => {
     const store = new MemoryStore()
     const engine = live(store)
     await store.append([sig('zk.session_timeout', 100, 4000)])
     expect(await engine.tick(100.5 * S)).toEqual([])
     expect((await store.listAlerts())[0]).toMatchObject({ state: 'pending', firstEvidenceAt: 100 * S })
-    expect(await engine.tick(102 * S)).toEqual([])
-    const fired = await engine.tick(102.5 * S)
+    expect(engine.nextSettleAt()).toBe(102 * S)
+    expect(await engine.tick(101.5 * S)).toEqual([])
+    const fired = await engine.tick(102 * S)
+    expect(engine.nextSettleAt()).toBeUndefined()
     expect(fired.map((e) => [e.type, e.cause.cause])).toEqual([['firing', 'session lost on 1 with no pause']])
-    expect(fired[0].alert).toMatchObject({ firstEvidenceAt: 100 * S, evidenceAt: 100 * S, firedAt: 102.5 * S })
+    expect(fired[0].alert).toMatchObject({ firstEvidenceAt: 100 * S, evidenceAt: 100 * S, firedAt: 102 * S })
   })
 
   it('fires such a rule at once when its evidence arrives later than the settle time', async () => {
