@@ -97,6 +97,7 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
   const heapSeries: ChartPanel['series'] = []
   const urpSeries: ChartPanel['series'] = []
   const gcSeries: ChartPanel['series'] = []
+  const rebalanceTimes: number[][] = []
   let signalsSeen = 0
 
   for (const broker of brokers) {
@@ -136,8 +137,12 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     urpSeries.push({ name: `b${broker}`, points: bucket(urp.filter((s) => isNumber(s.value)), w, 'max') })
     const stopped = [...(by.get('gc.pause') ?? []), ...(by.get('safepoint.total') ?? []), ...(by.get('safepoint.sync') ?? [])]
     gcSeries.push({ name: `b${broker}`, points: bucket(stopped.filter((s) => isNumber(s.value)), w, 'max') })
+    rebalanceTimes.push((by.get('group.rebalance') ?? []).map((s) => s.at).filter((at) => at >= w.from && at <= w.to))
     for (const smell of findSmells(await store.facts(w.cluster, broker), broker)) smells.push(smell)
   }
+  // Rebalances are counted in buckets of one size for every broker, so the lines compare.
+  const rebalanceBucketMs = countBucketMs(rebalanceTimes.flat())
+  const rebalanceSeries = brokers.map((broker, i) => ({ name: `b${broker}`, points: countBuckets(rebalanceTimes[i], rebalanceBucketMs) }))
   for (const smell of findSmells(await store.facts(w.cluster), undefined)) smells.push(smell)
 
   const top = new Map<string, TopDiagnosis>()
@@ -184,6 +189,7 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
       { title: 'heap after GC', dimension: 'bytes', series: heapSeries, empty: 'no heap after GC samples: no GC log or JMX for these brokers' },
       { title: 'longest JVM pause: GC and safepoint', dimension: 'duration', series: gcSeries, empty: 'no GC pause or safepoint samples: no GC log for these brokers' },
       { title: 'under-replicated partitions', dimension: 'count', series: urpSeries, empty: 'no under-replicated samples: no JMX or Prometheus scrape' },
+      { title: `consumer group rebalances per ${formatBucket(rebalanceBucketMs)}`, dimension: 'count', series: rebalanceSeries, empty: 'no consumer group rebalance was logged in this window' },
     ],
     alertBands,
     signalsSeen,
@@ -314,6 +320,39 @@ function bucket(signals: Signal[], w: DigestWindow, agg: 'max'): ChartPoint[] {
     if (agg === 'max' && (!b || s.value! > b.value)) buckets.set(k, { at: s.at, value: s.value! })
   }
   return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([, p]) => p)
+}
+
+/** Bucket sizes a reader takes in at a glance. */
+const COUNT_BUCKETS_MS = [60_000, 5 * 60_000, 15 * 60_000, 3_600_000]
+/** About this many buckets over the span of the events. */
+const COUNT_BUCKET_TARGET = 48
+
+/** The smallest readable bucket that keeps the events' span to about COUNT_BUCKET_TARGET buckets. */
+export function countBucketMs(times: number[]): number {
+  if (!times.length) return COUNT_BUCKETS_MS[0]
+  const span = times.reduce((m, t) => Math.max(m, t), -Infinity) - times.reduce((m, t) => Math.min(m, t), Infinity)
+  return COUNT_BUCKETS_MS.find((size) => span / size <= COUNT_BUCKET_TARGET) ?? COUNT_BUCKETS_MS[COUNT_BUCKETS_MS.length - 1]
+}
+
+/** Events counted per bucket aligned to the bucket size, each point at its bucket's start; empty buckets between events are 0. */
+export function countBuckets(times: number[], sizeMs: number): ChartPoint[] {
+  if (!times.length) return []
+  const counts = new Map<number, number>()
+  for (const t of times) {
+    const k = Math.floor(t / sizeMs) * sizeMs
+    counts.set(k, (counts.get(k) ?? 0) + 1)
+  }
+  const keys = [...counts.keys()]
+  const first = keys.reduce((a, b) => Math.min(a, b))
+  const last = keys.reduce((a, b) => Math.max(a, b))
+  const out: ChartPoint[] = []
+  for (let at = first; at <= last; at += sizeMs) out.push({ at, value: counts.get(at) ?? 0 })
+  return out
+}
+
+/** "15 min", "1 h": a bucket size in a panel title. */
+function formatBucket(ms: number): string {
+  return ms >= 3_600_000 ? `${ms / 3_600_000} h` : `${ms / 60_000} min`
 }
 
 function groupByName(signals: Signal[]): Map<string, Signal[]> {

@@ -58,7 +58,7 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
   } else {
     parts.push({ kind: 'section', text: '*Top diagnoses*\nNone in this window.' })
   }
-  parts.push({ kind: 'context', text: 'Chart: heap after GC, JVM pauses (GC and safepoint) and under-replicated partitions per broker (attached).' })
+  parts.push({ kind: 'context', text: 'Chart (attached): heap after GC, longest JVM pause, under-replicated partitions and consumer group rebalances per broker, with the alerts that fired shaded.' })
   const worst = r.brokers.filter((b) => b.underReplicatedMs > 0 || b.restarts > 0).map((b) => b.broker)
   const text = `Kafka digest ${r.cluster}: ${r.brokers.length} brokers, ${worst.length ? `attention: broker ${worst.join(', ')}` : 'no broker under-replicated or restarted'}, ${r.topDiagnoses.length} diagnosis kinds, ${r.smells.length} config smells`
   return { text, parts, visibility: 'channel' }

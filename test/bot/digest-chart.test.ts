@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryStore } from '../../engine/store/memory-store.js'
-import { buildDigest, firingBands, type DigestReport } from '../../bot/digest/build-digest.js'
+import { buildDigest, countBucketMs, countBuckets, firingBands, type DigestReport } from '../../bot/digest/build-digest.js'
 import { chartAxis, chartSpec, displayUnit, emptyPanelText, SERIES_COLOURS, wallClockMs, type ChartPanel } from '../../bot/digest/chart.js'
 import { renderChartPng, renderChartSvg } from '../../bot/digest/render-chart.js'
 import { countColour, decodePngPixels, readPngHeader } from './support/png.js'
@@ -91,6 +91,34 @@ describe('bot/digest/chart: the Vega-Lite spec from recorded incidents', () => {
     // Each panel with data shades the same bands behind its lines.
     const heapBands = panel(spec, 'heap after GC').layer.find((l: Row) => l.mark.type === 'rect')
     expect(heapBands.data.values.map((b: Row) => b.rule)).toEqual(lanes.data.values.map((b: Row) => b.rule))
+  })
+
+  it("charts seed-003's churn as two rebalances a minute on its coordinator for the last two hours", async () => {
+    const spec = specOf(await digestOf(SEED_003))
+    const row = panel(spec, 'consumer group rebalances')
+    // The README: every minute of the last two hours the group restabilises twice (a join, then the member's failure).
+    expect(row.title.text).toBe('consumer group rebalances per 5 min')
+    const values = lineLayer(row).data.values
+    expect(new Set(values.map((v: Row) => v.value))).toEqual(new Set([10]))
+    expect(values.length).toBe(24)
+    expect(values.every((v: Row) => v.broker === 'b3')).toBe(true)
+  })
+
+  it.each([
+    ['no events', [], 60_000],
+    ['a burst within 48 minutes', [0, 48 * 60_000], 60_000],
+    ['two hours', [0, 2 * 3_600_000], 5 * 60_000],
+    ['a day', [0, 86_400_000], 3_600_000],
+  ])('counts rebalances in buckets a reader takes in: %s', (_, times, size) => {
+    expect(countBucketMs(times)).toBe(size)
+  })
+
+  it('counts events per aligned bucket, with the quiet buckets between them at 0', () => {
+    expect(countBuckets([60_000, 61_000, 3 * 60_000 + 5], 60_000)).toEqual([
+      { at: 60_000, value: 2 },
+      { at: 120_000, value: 0 },
+      { at: 180_000, value: 1 },
+    ])
   })
 
   it('starts the stw band when that alert fired in lab-stw, after the stall began', async () => {
