@@ -34,8 +34,22 @@ const EXPECTED: Record<LatencyFault, readonly string[]> = {
   'disk-full': ['disk_full', 'log_dir_failure'],
   kill: ['fetcher_cannot_reach_leader'],
 }
-/** Signals whose arrival in the store is timed (the evidence of the rules above). */
-const EVIDENCE = ['zk.session_timeout', 'zk.disconnected', 'zk.session_expired', 'disk.full', 'log.dir_failure', 'replica.fetch_failed']
+/**
+ * The signal that completes each rule's match. A build whose alerts carry no evidence time (before
+ * firstEvidenceAt/evidenceAt) dates them by the evaluation; there the evidence is taken as the latest
+ * of these signals on the alert's broker at or before the alert's match time.
+ */
+const TRIGGERS: Record<string, readonly string[]> = {
+  zk_unavailable: ['zk.session_timeout', 'zk.disconnected'],
+  zk_session_expiry_no_pause: ['zk.session_expired'],
+  zk_session_expiry_no_gc_pause: ['zk.session_expired'],
+  zk_session_expiry_pause_unknown: ['zk.session_expired'],
+  disk_full: ['disk.full', 'disk.quota_exceeded'],
+  log_dir_failure: ['log.dir_failure'],
+  fetcher_cannot_reach_leader: ['replica.fetch_failed'],
+}
+/** Signals whose arrival in the store is timed. */
+const EVIDENCE = [...new Set(Object.values(TRIGGERS).flat())]
 
 const FREEZE_MS = 15_000
 const DISK_BROKER = 3
@@ -185,8 +199,8 @@ async function oneRun(run: number, opts: LiveLatencyOptions): Promise<FaultResul
             result.rule = r.ruleId
             result.broker = r.broker
             result.alertAt = hit[1].at
-            // A build without evidence times: the match time (the later signal of the condition).
-            result.evidenceAt = r.evidenceAt ?? r.activeAt
+            const triggers = [...seen.keys()].map((k) => k.split('|')).filter(([name, at, broker]) => TRIGGERS[r.ruleId]?.includes(name) && broker === r.broker && Number(at) <= r.activeAt)
+            result.evidenceAt = r.evidenceAt ?? (triggers.length ? Math.max(...triggers.map(([, at]) => Number(at))) : undefined)
             const stored = [...seen].filter(([k]) => Number(k.split('|')[1]) === result.evidenceAt).map(([, at]) => at)
             result.storedAt = stored.length ? Math.min(...stored) : undefined
             break
@@ -326,10 +340,10 @@ export function describeResult(r: FaultResult): string {
   const parts = [
     `${r.rule} on broker ${r.broker ?? '-'}`,
     `fault → alert ${s1(r.alertAt - r.injectedAt)}`,
-    `fault → evidence ${s1(r.evidenceAt! - r.injectedAt)}`,
-    `evidence → stored ${s1(r.storedAt === undefined ? undefined : r.storedAt - r.evidenceAt!)}`,
+    `fault → evidence ${s1(r.evidenceAt === undefined ? undefined : r.evidenceAt - r.injectedAt)}`,
+    `evidence → stored ${s1(r.storedAt === undefined || r.evidenceAt === undefined ? undefined : r.storedAt - r.evidenceAt)}`,
     `stored → alert ${s1(r.storedAt === undefined ? undefined : r.alertAt - r.storedAt)}`,
-    `evidence → alert ${s1(r.alertAt - r.evidenceAt!)}`,
+    `evidence → alert ${s1(r.evidenceAt === undefined ? undefined : r.alertAt - r.evidenceAt)}`,
     `tick ${r.tickMeanMs === undefined ? '–' : `${r.tickMeanMs.toFixed(0)} ms`}`,
   ]
   return parts.join(', ')

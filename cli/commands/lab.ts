@@ -187,7 +187,7 @@ async function liveLatency(argv: string[]): Promise<number> {
         const m = median(xs)
         return m === undefined ? '–' : `${(m / 1000).toFixed(2)} s`
       }
-      console.log(`${f}: median evidence → alert ${med(rs.map((r) => (r.alertAt === undefined ? undefined : r.alertAt - r.evidenceAt!)))}, fault → alert ${med(rs.map((r) => (r.alertAt === undefined ? undefined : r.alertAt - r.injectedAt)))} (${rs.filter((r) => r.alertAt !== undefined).length} of ${rs.length} alerted)`)
+      console.log(`${f}: median evidence → alert ${med(rs.map((r) => (r.alertAt === undefined || r.evidenceAt === undefined ? undefined : r.alertAt - r.evidenceAt)))}, fault → alert ${med(rs.map((r) => (r.alertAt === undefined ? undefined : r.alertAt - r.injectedAt)))} (${rs.filter((r) => r.alertAt !== undefined).length} of ${rs.length} alerted)`)
     }
     return results.every((r) => r.alertAt !== undefined) ? 0 : 1
   } catch (err) {
