@@ -84,10 +84,10 @@ export async function backtestRules(store: Store, base: readonly Rule[], head: r
     const ticks = new Map([...times].map(([c, set]) => [c, [...set].sort((a, b) => a - b)]))
     // Every signal of this window gets its tick (its time plus the lag) before the next window starts.
     const until = Math.ceil((end + 1 + lagMs) / stepMs) * stepMs
-    for (const side of sides) {
-      if (side.rules.length === 0) continue
-      await replayAlerts(side.overlay, side.rules, ticks, { stepMs, lagMs, until, alertsInStore: true }, (e) => record(side, e))
-    }
+    // The two sides share nothing but the store: their reads overlap.
+    await Promise.all(
+      sides.filter((side) => side.rules.length > 0).map((side) => replayAlerts(side.overlay, side.rules, ticks, { stepMs, lagMs, until, alertsInStore: true }, (e) => record(side, e))),
+    )
     windows++
   }
   return { base: sides[0].episodes, head: sides[1].episodes, windows, signalsRead }

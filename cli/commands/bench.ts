@@ -14,6 +14,7 @@ const BENCHES: Record<string, string> = {
   logs: 'log pipeline lines/s and MB/s vs grep -cE over the same ~1 GB file (--size-mb N)',
   chart: 'digest chart of 3 brokers over 24 h: spec, SVG (vega) and PNG (resvg) vs JSON.stringify of the spec',
   retention: 'Redis memory per broker-day at recorded rates and over simulated days with retention (own redis-server)',
+  backtest: 'kafka-why ci backtest over 30 days of a 10-broker store: time and peak RSS vs a raw read of the same keys (own redis-server)',
   'signals-validate': 'JSONL signal lines/s: hand-written check vs the zod schema, each vs JSON.parse alone',
 }
 
