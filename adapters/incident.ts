@@ -1,7 +1,7 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { incidentFileSchema } from '../file-formats/incident-file.js'
-import { renderProblem, validateYaml } from '../file-formats/yaml-validate.js'
+import { FileFormatError, validateYaml } from '../file-formats/yaml-validate.js'
 import { parseSignalsJsonl, type JsonlReject } from '../signals/jsonl.js'
 import type { Signal } from '../signals/signal.js'
 import { CATALOGUE } from '../signals/catalogue.js'
@@ -73,7 +73,7 @@ type IncidentSource = { file: string; cfg: LogSourceConfig }
 export async function readIncidentYaml(dir: string): Promise<{ cluster: string; sources: IncidentSource[] }> {
   const file = path.join(dir, 'incident.yaml')
   const checked = validateYaml(await readFile(file, 'utf8'), file, incidentFileSchema)
-  if (!checked.ok) throw new Error(checked.problems.map(renderProblem).join('\n'))
+  if (!checked.ok) throw new FileFormatError(checked.problems)
   const d = checked.data
   const sources = d.sources.map((s) => {
     const cfg: LogSourceConfig = { path: s.path, cluster: d.cluster }

@@ -28,6 +28,14 @@ export function formatPath(path: FieldPath): string {
   return out
 }
 
+/** A file that does not fit its format: every problem, one per line, for a command to print as is. */
+export class FileFormatError extends Error {
+  override readonly name = 'FileFormatError'
+  constructor(readonly problems: FileProblem[]) {
+    super(problems.map(renderProblem).join('\n'))
+  }
+}
+
 /** `file:line:col: path: message`, the path left out at the document's root. */
 export function renderProblem(p: FileProblem): string {
   return `${p.file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ''}${p.message}`

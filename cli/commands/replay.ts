@@ -6,8 +6,9 @@ import type { Rule } from '../../dsl/ast.js'
 import type { AlertEvent } from '../../engine/alerts.js'
 import { replayAlerts, SignalTimes } from '../../engine/replay-alerts.js'
 import type { Store } from '../../engine/store/store.js'
+import { FileFormatError } from '../../file-formats/yaml-validate.js'
 import type { Signal } from '../../signals/signal.js'
-import { parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
+import { CommandError, parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
 import { isoStamp } from '../render-text.js'
 
 const USAGE = `usage: kafka-why replay <files|dirs>... [--broker ID=PATH] [--tz ZONE] [--rules dir] [--cluster name] [--step 15s] [--lag 15s] [--json]
@@ -124,6 +125,8 @@ async function* readSources(paths: string[], options: ReadSourcesOptions): Async
   } catch (err) {
     // An archive past its limits, or a damaged one: one clear line, what was read so far is kept.
     if (err instanceof ArchiveLimitError) throw new UsageError(err.message)
+    // An incident.yaml that does not fit its format: each problem at its file:line:col.
+    if (err instanceof FileFormatError) throw new CommandError(`incident.yaml does not fit its format:\n${err.message}`)
     throw err
   }
 }

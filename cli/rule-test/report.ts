@@ -17,7 +17,7 @@ export function renderReport(run: RunResult, opts: { cwd?: string; verbose?: boo
     out.push(rel(f.file))
     for (const e of f.errors) {
       failed++
-      out.push(`  ✗ ${rel(e.file)}:${e.line}: ${e.message}`)
+      out.push(`  ✗ ${rel(e.file)}:${e.line}${e.col ? `:${e.col}` : ''}: ${e.message}`)
     }
     for (const c of f.cases) {
       const ms = `${Math.round(c.durationMs)}ms`
