@@ -9,6 +9,7 @@
  * partitions scrape every 15 s, with one 9-minute incident (a pause spike and under-replication) and
  * two alerts firing over it.
  */
+import { availableParallelism, loadavg } from 'node:os'
 import { buildDigest } from '../bot/digest/build-digest.js'
 import { chartSpec } from '../bot/digest/chart.js'
 import { renderChartSvg, svgToPng } from '../bot/digest/render-chart.js'
@@ -86,4 +87,4 @@ for (const [name, label] of [['spec', 'Vega-Lite spec from the digest'], ['svg',
   const ms = median(times[name])
   console.log(`  ${label.padEnd(31)} ${ms.toFixed(2)} ms  (${(ms / base).toFixed(0)}× the baseline)`)
 }
-console.log(`  PNG: ${pngBytes} bytes`)
+console.log(`  PNG: ${pngBytes} bytes; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`)

@@ -189,7 +189,7 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
       { title: 'heap after GC', dimension: 'bytes', series: heapSeries, empty: 'no heap after GC samples: no GC log or JMX for these brokers' },
       { title: 'longest JVM pause: GC and safepoint', dimension: 'duration', series: gcSeries, empty: 'no GC pause or safepoint samples: no GC log for these brokers' },
       { title: 'under-replicated partitions', dimension: 'count', series: urpSeries, empty: 'no under-replicated samples: no JMX or Prometheus scrape' },
-      { title: `consumer group rebalances per ${formatBucket(rebalanceBucketMs)}`, dimension: 'count', series: rebalanceSeries, empty: 'no consumer group rebalance was logged in this window' },
+      { title: rebalanceTimes.some((t) => t.length) ? `consumer group rebalances per ${formatBucket(rebalanceBucketMs)}` : 'consumer group rebalances', dimension: 'count', series: rebalanceSeries, empty: 'no consumer group rebalance was logged in this window' },
     ],
     alertBands,
     signalsSeen,
