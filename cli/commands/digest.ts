@@ -32,11 +32,11 @@ export async function run(argv: string[]): Promise<number> {
     const { message, chart, spec } = await digestFor(session.ctx, cluster ?? names[0], session.ctx.now())
     console.log(toConsole(message, { color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR }))
     if (out) {
-      await writeFile(out, chart)
+      await writeOutput(out, chart)
       console.log(`\nchart: ${out} (${chart.length} bytes)`)
     }
     if (specOut) {
-      await writeFile(specOut, `${JSON.stringify(spec, null, 2)}\n`)
+      await writeOutput(specOut, `${JSON.stringify(spec, null, 2)}\n`)
       console.log(`${out ? '' : '\n'}chart spec: ${specOut} (Vega-Lite 5)`)
     }
     return 0
@@ -50,5 +50,16 @@ export async function run(argv: string[]): Promise<number> {
     throw err
   } finally {
     await session.close()
+  }
+}
+
+/** Writes an output file; a path that cannot be written is the user's to fix, said in one line. */
+async function writeOutput(file: string, data: string | Buffer): Promise<void> {
+  try {
+    await writeFile(file, data)
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    const why = e.code === 'ENOENT' ? 'no such directory' : e.code === 'EACCES' ? 'permission denied' : e.code === 'EISDIR' ? 'is a directory' : e.message
+    throw new UserError(`cannot write ${file}: ${why}`)
   }
 }
