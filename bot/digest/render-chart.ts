@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { Resvg } from '@resvg/resvg-js'
+import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js'
 import { parse, View } from 'vega'
 import { compile, type TopLevelSpec } from 'vega-lite'
 import { CHART_FONT } from './chart.js'
@@ -23,16 +23,20 @@ export async function renderChartSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-/**
- * Rasterises an SVG to PNG at `scale` (2 keeps text sharp on high-density screens, where Slack shows
- * most images), with only the bundled font loaded.
- */
-export function svgToPng(svg: string, scale = 1): Buffer {
-  const resvg = new Resvg(svg, {
+/** resvg's options: the zoom, and only the bundled font (the spec names its family). */
+function rasterOptions(scale: number): ResvgRenderOptions {
+  return {
     fitTo: scale === 1 ? { mode: 'original' } : { mode: 'zoom', value: scale },
     font: { fontFiles: [CHART_FONT_FILE], loadSystemFonts: false, defaultFontFamily: CHART_FONT },
-  })
-  return resvg.render().asPng()
+  }
+}
+
+/**
+ * Rasterises an SVG to PNG at `scale` (2 keeps text sharp on high-density screens) on resvg's own
+ * thread, so the bot's event loop keeps acknowledging Slack while a chart is drawn.
+ */
+export async function svgToPng(svg: string, scale = 1): Promise<Buffer> {
+  return (await renderAsync(svg, rasterOptions(scale))).asPng()
 }
 
 /** The spec as a PNG: what the bot uploads beside the digest and `kafka-why digest --out` writes. */
