@@ -158,6 +158,9 @@ export const CATALOGUE = {
   'replica.partition_failed': ev('none', TP, 'a follower stopped replicating one partition after an error ("Unexpected error occurred while processing data for partition t-p at offset N")'),
   'record.corrupt': ev('none', TP, 'a record batch fails its checksum ("Record is corrupt (stored crc = N, computed crc = M)")'),
   'kraft.registration_failed': ev('none', ['reason'], 'a KRaft broker could not register with the controllers ("Unable to register broker N because the controller returned error E"); reason = timeout | authentication | API version | the error code | no response'),
+  'kraft.controller_recorded': ev('none', ['node', 'channel'], 'a broker\'s channel to the KRaft controller (re)connected to a controller ("Recorded new controller, from now on will use node …"); channel = heartbeat | forwarding | alterPartition | …'),
+  'kraft.controller_event_failed': ev('none', ['event', 'exception'], 'a QuorumController event threw ("handleCommit[baseOffset=N]: event failed with CorruptRecordException in N microseconds."); exception = the internal exception\'s class'),
+  'zk.server_election_timeout': ev('duration', [], 'a ZooKeeper server\'s leader election round ended without a quorum ("Notification time out: N"); value = the next wait, doubled each round up to 60 s'),
   'log.signature': ev('none', ['id'], 'a line that names one known Kafka bug (ids in adapters/logs/failure-matchers.ts SIGNATURES; rules/known-issues.rules reads them)'),
   // Broker and topic configuration (admin describeConfigs); dots in Kafka names become underscores
   'config.segment_ms': fact('duration', ['topic'], 'segment.ms / log.roll.ms of a topic or broker'),

@@ -413,6 +413,49 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     re: /Unable to register (?:the broker because the RPC got (timed out)|broker \d+(?: because (?:of an (authentication exception|API version problem)|the controller returned error (\w+)))?)/,
     build: (m) => ({ name: 'kraft.registration_failed', labels: { reason: m[1] ? 'timeout' : m[2] ? m[2].replace(' exception', '').replace(' problem', '') : (m[3] ?? 'no response') } }),
   },
+  // F34. Kafka 2.8-3.x BrokerToControllerRequestThread "Recorded new controller, from now on will use broker
+  //      host:port (id: N rack: r)" (2.8) / "… will use node host:port (id: N rack: r)" (3.0+), with the channel in
+  //      the thread's log ident: "[BrokerToControllerChannelManager broker=1 name=alterPartition]" or
+  //      "[broker-101-to-controller-heartbeat-channel-manager]". Once per channel at start-up; again on every
+  //      reconnect, so the same controller recorded twice on one channel is a channel that keeps dropping.
+  {
+    literals: ['Recorded new controller, from now on will use'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Recorded new controller, from now on will use (?:broker|node) [^(]{0,300}\(id: (\d+)/,
+    build: (m, r) => {
+      const channel = /name=(\w+)|to-controller-(\w+)-channel-manager/.exec(r.header.message)
+      return { name: 'kraft.controller_recorded', labels: { node: m[1], channel: channel?.[1] ?? channel?.[2] ?? 'unknown' } }
+    },
+  },
+  // F35. Kafka 3.6-4.x QuorumController (EventHandlerExceptionInfo.failureMessage) "handleCommit[baseOffset=N]:
+  //      event failed with CorruptRecordException in 234 microseconds.", "… event unable to start processing
+  //      because of NotControllerException.", "… failed with X (treated as Y) at epoch E …": a controller event
+  //      that threw. Logged at INFO for API errors (NotController on failover is routine) and through the
+  //      non-fatal fault handler otherwise, so rules must look at the exception.
+  {
+    literals: [': event failed with ', ': event unable to start processing because of '],
+    scope: 'message',
+    formats: KAFKA,
+    re: /: event (?:failed with|unable to start processing because of) (\w+)/,
+    build: (m) => {
+      // The event's name ends right before the match ("handleCommit[baseOffset=N]"); read back a bounded
+      // slice so the pattern stays linear on long lines.
+      const before = m.input.slice(Math.max(0, m.index - 200), m.index)
+      const event = /(\w+)(?:\[[^\]]*\])?$/.exec(before)?.[1] ?? 'unknown'
+      return { name: 'kraft.controller_event_failed', labels: { event, exception: m[1] } }
+    },
+  },
+  // F36. ZooKeeper 3.4-3.9 server FastLeaderElection "Notification time out: N": a leader election round ended with
+  //      no notification from a quorum; N (ms) is the next wait, doubled each round from 200 (finalizeWait) up to
+  //      60000 (maxNotificationInterval), so its size says how long the election has gone on.
+  {
+    literals: ['Notification time out: '],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Notification time out: (\d+)/,
+    build: (m) => ({ name: 'zk.server_election_timeout', value: Number(m[1]) }),
+  },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {
     literals: SIGNATURES.map((s) => s.literal),

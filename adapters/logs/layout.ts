@@ -87,10 +87,15 @@ export function readHeader(line: string, layout: LayoutName, zone: ZoneOffset, a
     }
     case 'jvm':
       return readJvmHeader(line, zone, anchor)
-    case 'none':
-      return { message: line }
+    case 'none': {
+      // A pattern without a date ("%p %m (%c)%n", or a line quoted without its stamp) still names its level.
+      const m = UNDATED_LEVEL_RE.exec(line)
+      return m ? splitLogger(undefined, m[1], m[2]) : { message: line }
+    }
   }
 }
+
+const UNDATED_LEVEL_RE = /^(TRACE|DEBUG|INFO|WARN|ERROR|FATAL) (.*)$/s
 
 function splitLogger(at: number | undefined, level: string, rest: string): Header {
   const l = TRAILING_LOGGER_RE.exec(rest)
@@ -233,6 +238,8 @@ export function detectLayout(sample: readonly string[]): LayoutName {
 const GC_HINT = /Total time for which application threads were stopped|\[GC|\[Full GC|GC\(\d+\) Pause|Safepoint "|\bvmop\b|\[gc\b|\[safepoint/
 const CLIENT_HINT = /records sent, |\[(?:Producer|Consumer) clientId=|org\.apache\.kafka\.clients\.|Exception: This server is not the leader/
 const JAVA_TEXT_HINT = /^\s+at [\w$.\/]+[.<][\w$<>]*\(|^Caused by: |^Exception in thread "|[\w$]+(?:Exception|Error)(?::|$)|A fatal error has been detected by the Java Runtime Environment|insufficient memory for the Java Runtime Environment/m
+/** An undated Kafka record: a level, then a component's log ident ("INFO [ControllerServer id=9990] …"). */
+const UNDATED_KAFKA_HINT = /^(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL) \[[A-Z][\w-]*(?: (?:id|broker|node)=\d+| \d+)[\] ]/m
 const BROKER_HINT = /\((?:kafka\.(?:server|cluster|log|controller|coordinator|network|zk|zookeeper)\.|state\.change\.logger|org\.apache\.zookeeper\.|org\.apache\.kafka\.(?:storage|controller|metadata|raft|server)\.)/
 
 /**
@@ -247,6 +254,6 @@ export function detectFormat(sample: readonly string[], layout: LayoutName): Log
   if (layout !== 'none') return broker || !CLIENT_HINT.test(text) ? 'kafka' : 'client'
   // Undated text that holds a Java exception or a JVM fatal banner (stdout, a pasted stack) is read
   // as the broker's: its errors become signals instead of the file being skipped as unknown.
-  if (JAVA_TEXT_HINT.test(text)) return 'kafka'
+  if (JAVA_TEXT_HINT.test(text) || UNDATED_KAFKA_HINT.test(text)) return 'kafka'
   return undefined
 }

@@ -224,6 +224,26 @@ const rows: Row[] = [
     '[2024-05-01 10:00:00,000] INFO [BrokerLifecycleManager id=4] Unable to register the broker because the RPC got timed out before it could be sent. (kafka.server.BrokerLifecycleManager)',
     [{ name: 'kraft.registration_failed', labels: { reason: 'timeout' } }],
   ],
+  [
+    'Kafka 3.5/3.6 BrokerToControllerRequestThread, public (bitnami/charts#20403): the heartbeat channel records controller 2',
+    '[2023-10-27 09:19:53,160] INFO [broker-101-to-controller-heartbeat-channel-manager]: Recorded new controller, from now on will use node kraft-kafka-controller-2.kraft-kafka-controller-headless.kafka-kraft-benchmark.svc.cluster.local:9093 (id: 2 rack: null) (kafka.server.BrokerToControllerRequestThread)',
+    [{ name: 'kraft.controller_recorded', labels: { node: '2', channel: 'heartbeat' } }],
+  ],
+  [
+    'Kafka 3.x BrokerToControllerRequestThread "name=" ident, public (healthy-controller-auto-preferred-election): alterPartition channel',
+    '[2023-05-10 09:31:11,341] INFO [BrokerToControllerChannelManager broker=1 name=alterPartition]: Recorded new controller, from now on will use broker kafka-1.kafka-headless.argocd.svc.cluster.local:9093 (id: 1 rack: null) (kafka.server.BrokerToControllerRequestThread)',
+    [{ name: 'kraft.controller_recorded', labels: { node: '1', channel: 'alterPartition' } }],
+  ],
+  [
+    'Kafka 3.6 QuorumController, public (apache/kafka#14919, quoted without its stamp): a commit fails with a corrupt record',
+    'INFO [ControllerServer id=9990] handleCommit[baseOffset=192554233]: event failed with CorruptRecordException in 234 microseconds.',
+    [{ name: 'kraft.controller_event_failed', labels: { event: 'handleCommit', exception: 'CorruptRecordException', time_unknown: 'true' } }],
+  ],
+  [
+    'ZooKeeper 3.5 FastLeaderElection, public (cp-helm-charts#487): an election round ends with no quorum',
+    '[2021-04-02 01:33:59,492] INFO Notification time out: 1600 (org.apache.zookeeper.server.quorum.FastLeaderElection)',
+    [{ name: 'zk.server_election_timeout', value: 1600 }],
+  ],
 ]
 
 /** The signals these rows are about; other rows of the table (generic and per-component error signals) also fire on ERROR records. */
@@ -231,7 +251,8 @@ const OWN = new Set(rows.flatMap(([, , expected]) => expected.map((e) => e.name 
 
 describe('adapters/logs/failure-matchers', () => {
   it.each(rows)('%s', (_label, text, expected) => {
-    const { signals } = parse(text)
+    // Lines quoted without a stamp are placed at a stand-in time, as `why` does for pasted excerpts.
+    const { signals } = parse(text, { undatedAt: Date.UTC(2024, 0, 1) })
     const got = signals.map((s) => brief({ ...s, broker: undefined })).filter((s) => OWN.has(s.name as string))
     expect(got).toEqual(expected)
   })

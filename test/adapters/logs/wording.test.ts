@@ -63,7 +63,7 @@ describe('adapters/logs/wording', () => {
     }
     // A matcher change can move these: `npm run wording -- --map` rewrites the signal column.
     expect(failures.slice(0, 20), `${failures.length} of the ERROR/FATAL templates`).toEqual([])
-  }, 60_000)
+  }, 240_000)
 
   it('finds the template of each rendered WARN/ERROR/FATAL message (or one at least as specific)', () => {
     const failures: string[] = []
@@ -74,7 +74,7 @@ describe('adapters/logs/wording', () => {
       else if (found.id !== e.id && literalChars(found.template) < literalChars(e.template)) failures.push(`${e.id} found as less specific ${found.id}`)
     }
     expect(failures.slice(0, 20), `${failures.length} templates`).toEqual([])
-  }, 60_000)
+  }, 240_000)
 
   it('finds a template behind the logIdent or LogContext prefix of a real line', () => {
     const e = entries.find((x) => x.level === 'ERROR' && x.template.startsWith('Error for partition '))
