@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import { buildDigest, countBucketMs, countBuckets, firingBands, type DigestReport } from '../../bot/digest/build-digest.js'
@@ -46,7 +48,8 @@ function lineLayer(row: Row): Row {
   return row.layer.find((l: Row) => l.mark.type === 'line')
 }
 
-describe('bot/digest/chart: the Vega-Lite spec from recorded incidents', () => {
+// Replaying an incident's alerts takes seconds, more on a loaded machine.
+describe('bot/digest/chart: the Vega-Lite spec from recorded incidents', { timeout: 120_000 }, () => {
   it('draws one line per broker of lab-stw in every panel with data, in one shared legend', async () => {
     const spec = specOf(await digestOf(LAB_STW))
     for (const title of ['heap after GC', 'longest JVM pause', 'under-replicated partitions']) {
@@ -209,7 +212,7 @@ describe('bot/digest/chart: the Vega-Lite spec from recorded incidents', () => {
   })
 })
 
-describe('bot/digest/render-chart: SVG and PNG without system fonts', () => {
+describe('bot/digest/render-chart: SVG and PNG without system fonts', { timeout: 120_000 }, () => {
   it('writes the legend, the panel titles, the alert names and the time labels into the SVG', async () => {
     const svg = await renderChartSvg(specOf(await digestOf(LAB_STW)))
     const texts = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])
@@ -245,5 +248,20 @@ describe('bot/digest/render-chart: SVG and PNG without system fonts', () => {
     const [a, b] = [await renderChartPng(spec), await renderChartPng(spec)]
     expect(a.equals(b)).toBe(true)
     expect(countColour(decodePngPixels(a).rgba, '#666666', 30)).toBeGreaterThan(100)
+  })
+})
+
+describe('bot/digest: charting stays at the edge', () => {
+  /** Every .ts file under a folder, recursively. */
+  function sources(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
+  }
+
+  it('runs vega, vega-lite and resvg only in bot/digest/render-chart.ts (others may import their types)', () => {
+    const importers = ['engine', 'dsl', 'signals', 'adapters', 'bot', 'cli']
+      .flatMap(sources)
+      .filter((f) => /^import (?!type ).*from '(vega|vega-lite|@resvg\/resvg-js)'/m.test(readFileSync(f, 'utf8')))
+      .sort()
+    expect(importers).toEqual(['bot/digest/render-chart.ts'])
   })
 })
