@@ -18,10 +18,21 @@ export function closedObject<S extends z.core.$ZodLooseShape>(shape: S, descript
   return description ? obj.describe(description) : obj
 }
 
+/**
+ * The text of a duration, for editors: a number and one of the rule language's duration units
+ * (signals/units.ts). The code's own check (parseInterval) stays the one that decides.
+ */
+const DURATION_TEXT = /^\s*\d+(?:\.\d+)?\s*(?:ns|us|ms|s|m|h|d)?\s*$/
+
+/** A duration as a person writes it: text matching DURATION_TEXT, or a number of milliseconds. */
+const durationInput = (examples: string) =>
+  z.union([z.string().regex(DURATION_TEXT, { error: (iss) => `'${String(iss.input)}' is not a duration (${examples})` }), z.number()], {
+    error: `expected a duration (${examples})`,
+  })
+
 /** An operator's interval ("15s", "500ms", "2m", or plain milliseconds) read as milliseconds. */
 export function interval(description: string) {
-  return z
-    .union([z.string(), z.number()], { error: 'expected a duration (e.g. 15s, 500ms, 1m)' })
+  return durationInput('e.g. 15s, 500ms, 1m')
     .transform((v, ctx) => {
       const ms = parseInterval(v)
       if (ms === undefined) {
@@ -35,8 +46,7 @@ export function interval(description: string) {
 
 /** Like `interval`, where 0 is meaningful (no lag, no settle time). */
 export function intervalOrZero(description: string) {
-  return z
-    .union([z.string(), z.number()], { error: 'expected a duration (e.g. 0s, 2s, 500ms)' })
+  return durationInput('e.g. 0s, 2s, 500ms')
     .transform((v, ctx) => {
       if (v === 0 || v === '0' || v === '0s') return 0
       const ms = parseInterval(v)

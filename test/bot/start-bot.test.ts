@@ -55,7 +55,7 @@ describe('bot/start-bot', () => {
   it.each<[Record<string, string>, RegExp]>([
     [{ SLACK_BOT_TOKEN: 'xoxb-test' }, /SLACK_SIGNING_SECRET: required in HTTP mode/],
     [{ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 's', KAFKA_WHY_CONFIG: '/nonexistent/bot.yaml' }, /cannot read '\/nonexistent\/bot.yaml': ENOENT/],
-    [{ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 's', KAFKA_WHY_CONFIG: 'BAD' }, /bot-bad\.yaml: time_zone: 'Mars\/Olympus' is not an IANA time zone/],
+    [{ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 's', KAFKA_WHY_CONFIG: 'BAD' }, /bot-bad\.yaml:6:12: time_zone: 'Mars\/Olympus' is not an IANA time zone/],
   ])('refuses to start with %j, naming the problem', async (env, message) => {
     const bad = join(dir, 'bot-bad.yaml')
     writeFileSync(bad, TEST_CONFIG.replace('time_zone: America/New_York', 'time_zone: Mars/Olympus'))

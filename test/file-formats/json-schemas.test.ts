@@ -19,7 +19,11 @@ describe('file-formats/json-schemas', () => {
     const config = JSON.parse(readFileSync('schemas/kafka-why.schema.json', 'utf8'))
     expect(config.additionalProperties).toBe(false)
     const engine = config.properties.live.properties.engine
-    expect(engine.properties.tick.type).toEqual(['string', 'number'])
+    const tick = engine.properties.tick
+    expect(tick.anyOf.map((t: { type: string }) => t.type)).toEqual(['string', 'number'])
+    const durationText = new RegExp(tick.anyOf[0].pattern)
+    expect(['15s', '500ms', '1.5m', '7d', '250'].filter((v) => !durationText.test(v))).toEqual([])
+    expect(['soon', '3GiB', '15 seconds'].filter((v) => durationText.test(v))).toEqual([])
     expect(engine.properties.tick.default).toBe('1s')
     expect(config.properties.live.properties.retention.properties.default.default).toBe('7d')
     expect(config.properties.time_zone.default).toBe('UTC')
