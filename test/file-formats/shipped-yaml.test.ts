@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { incidentFileSchema } from '../../file-formats/incident-file.js'
 import { kafkaWhyConfigSchema } from '../../file-formats/kafka-why-config.js'
 import { ruleTestFileSchema } from '../../file-formats/rule-test-file.js'
-import { SCHEMA_FILES } from '../../file-formats/schema-comment.js'
+import { SCHEMA_FILES, schemaComment } from '../../file-formats/schema-comment.js'
 import { renderProblem, validateYaml } from '../../file-formats/yaml-validate.js'
 import type { z } from 'zod'
 
@@ -60,7 +60,7 @@ describe('shipped YAML files', () => {
   it.each(SHIPPED)('%s names its schema on the first line', (file, format) => {
     const first = readFileSync(file, 'utf8').split('\n')[0]
     const ref = /^# yaml-language-server: \$schema=(\S+)$/.exec(first)?.[1]
-    expect(ref, first).toBeDefined()
+    expect(ref, `${file} must start with: ${schemaComment(path.dirname(file), FORMATS[format].schemaFile)}`).toBeDefined()
     expect(path.resolve(path.dirname(file), ref!)).toBe(path.resolve('schemas', FORMATS[format].schemaFile))
   })
 
