@@ -44,11 +44,19 @@ describe('adapters/logs/session-matchers', () => {
   const line = (text: string, pattern: string) => text.split('\n').find((l) => l.includes(pattern))!
 
   it.each([
-    ['ZooKeeper 3.5+ client connect: the timeout asked for', () => line(labStw, 'Initiating client connection'), { name: 'config.zookeeper_session_timeout_ms', value: 6000 }],
-    ['ZooKeeper 3.5+ session granted ("session id =")', () => line(labStw, 'Session establishment complete'), { name: 'zk.negotiated_session_timeout', value: 6000 }],
-    ['ZooKeeper 3.4 session granted ("sessionid =")', () => line(networkCut, 'Session establishment complete'), { name: 'zk.negotiated_session_timeout', value: 6000 }],
+    ['ZooKeeper 3.5+ client connect: the timeout asked for', () => line(labStw, 'Initiating client connection'), [{ name: 'config.zookeeper_session_timeout_ms', value: 6000 }]],
+    [
+      'ZooKeeper 3.5+ session granted ("session id =")',
+      () => line(labStw, 'Session establishment complete'),
+      [{ name: 'zk.negotiated_session_timeout', value: 6000 }, { name: 'zk.session_established', labels: { session: '0x100001597490002' } }],
+    ],
+    [
+      'ZooKeeper 3.4 session granted ("sessionid =")',
+      () => line(networkCut, 'Session establishment complete'),
+      [{ name: 'zk.negotiated_session_timeout', value: 6000 }, { name: 'zk.session_established', labels: { session: '0x1694ab0d2f80031' } }],
+    ],
   ])('%s', (_label, text, expected) => {
-    expect(parse(text(), { broker: '3' }).signals.filter((s) => s.name !== 'log.warn_exception').map(brief)).toEqual([{ ...expected, broker: '3' }])
+    expect(parse(text(), { broker: '3' }).signals.filter((s) => s.name !== 'log.warn_exception').map(brief)).toEqual(expected.map((e) => ({ ...e, broker: '3' })))
   })
 
   it('reads both session timeouts from the KafkaConfig dump at start-up, and nothing from other config dumps', () => {
