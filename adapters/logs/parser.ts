@@ -171,7 +171,8 @@ export class LogParser {
     this.wrapper = detectWrapper(sample)
     let lines = sample
     if (this.wrapper) lines = sample.map((l) => unwrapLine(l, this.wrapper!)?.inner ?? l)
-    if (this.layout === undefined) this.layout = detectLayout(lines)
+    // A file declared a GC log is read in the JVM's layout even when stdout mixed in dated log4j lines.
+    if (this.layout === undefined) this.layout = this.cfg.format === 'gc' ? 'jvm' : detectLayout(lines)
     if (this.format === undefined) this.format = detectFormat(lines, this.layout)
     if (this.format === undefined) {
       this.unknown = true

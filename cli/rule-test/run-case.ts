@@ -93,6 +93,10 @@ export async function runCase(tc: RuleTestCase, rules: readonly Rule[], clock: (
   }
   const unparsed = Object.values(stats.logs.unparsed).reduce((a, b) => a + b, 0) + stats.jsonlRejects.length
   if (assertions.length) return { test: tc, ok: false, durationMs: clock() - started, assertions, fired: new Set() }
+  if (count === 0 && tc.quietWhenEmpty && tc.expect.length === 0 && !unparsed) {
+    const quiet = tc.absent.map((a): AssertionResult => ({ ok: true, kind: 'absent', line: a.line, col: a.col, title: 'absent: nothing fired (the input yields no signal)', rule: a.rule }))
+    return { test: tc, ok: true, durationMs: clock() - started, assertions: quiet, fired: new Set() }
+  }
   if (count === 0) {
     const refused = Object.entries(rejected).map(([k, v]) => `${v} refused (${k})`)
     const notes = [...refused, ...(unparsed ? [`${unparsed} input lines not understood`] : [])]

@@ -1,8 +1,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { Rule } from '../../dsl/ast.js'
 import { hasErrors, renderDiagnostics, type Diagnostic } from '../../dsl/index.js'
 import { loadRules } from '../../rule-files/load-rules.js'
+import { corpusCaseTest } from './corpus-case-test.js'
 import { runCase, type CaseResult } from './run-case.js'
 import { parseTestFile, type TestFileError } from './test-file.js'
 
@@ -38,6 +39,8 @@ export type RunOptions = {
 }
 
 const SKIP_DIRS = new Set(['node_modules', '.git'])
+/** A real-incident corpus case's expectation file (test/corpus/<case>/case.yaml), run as one rule test. */
+const CORPUS_CASE = 'case.yaml'
 
 /** Finds test files (YAML with a top-level `tests:`) and rule files under the given paths. */
 export async function findTestInputs(paths: string[]): Promise<{ tests: string[]; rules: string[]; missing: string[] }> {
@@ -51,6 +54,7 @@ export async function findTestInputs(paths: string[]): Promise<{ tests: string[]
       if (e.isDirectory()) {
         if (!SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) await walk(p)
       } else if (e.name.endsWith('.rules')) rules.push(p)
+      else if (e.name === CORPUS_CASE) tests.push(p)
       else if (/\.ya?ml$/.test(e.name) && e.name !== 'incident.yaml' && (await looksLikeTestFile(p))) tests.push(p)
     }
   }
@@ -96,7 +100,7 @@ export async function runRuleTests(opts: RunOptions): Promise<RunResult> {
       result.files.push({ file, errors: [{ file, line: 1, message: `cannot read: ${(err as Error).message}` }], cases: [] })
       continue
     }
-    const parsed = parseTestFile(text, file)
+    const parsed = basename(file) === CORPUS_CASE ? await corpusCaseTest(file) : parseTestFile(text, file)
     const fr: FileResult = { file, errors: parsed.errors, cases: [] }
     result.files.push(fr)
     if (parsed.errors.length) continue
