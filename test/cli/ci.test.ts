@@ -1,11 +1,15 @@
 import { execFileSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readSignalSources } from '../../adapters/incident.js'
 import { escapeGithubData, escapeGithubProperty } from '../../cli/annotations/github.js'
+import { RedisStore } from '../../engine/store/redis-store.js'
 import { kafkaWhy } from '../support/kafka-why-cli.js'
+import { deletePrefixes, TEST_REDIS_URL } from '../support/redis-prefix.js'
 
 /**
  * `kafka-why ci` on a real git repository: a base commit with two rules and a rule test, and a head
@@ -96,6 +100,22 @@ function tableRow(markdown: string, rule: string): string[] {
   return line!.split('|').slice(2, -1).map((c) => c.trim())
 }
 
+/** Checks the backtest table against what the incident's own lines say each rule version fires on. */
+function expectBacktestTable(md: string): void {
+  const syncOver = (ms: number) => brokersWith('gc.log', /Reaching safepoint: (\d+) ns/, (ns) => ns > ms * 1e6)
+  const pauseOver50 = brokersWith('gc.log', /\] GC\(\d+\) Pause .* ([\d.]+)ms$/, (ms) => ms > 50)
+  const timedOut = brokersWith('server.log', /Client session timed out/)
+  expect(syncOver(2000).length).toBeGreaterThan(0)
+  expect(syncOver(20).length).toBeGreaterThan(syncOver(2000).length)
+  expect(tableRow(md, 'long_safepoint_sync').map(Number)).toEqual([syncOver(2000).length, syncOver(20).length, syncOver(20).length - syncOver(2000).length, 0, 0])
+  expect(tableRow(md, 'long_gc_pause').map(Number)).toEqual([pauseOver50.length, pauseOver50.length, 0, 0, pauseOver50.length])
+  expect(tableRow(md, 'zk_session_timeout_seen').map(Number)).toEqual([0, timedOut.length, timedOut.length, 0, 0])
+  // Example evidence: the broker's own log line that newly fires.
+  const zkLine = readFileSync(path.join(INCIDENT, `broker-${timedOut[0]}`, 'server.log'), 'utf8').split('\n').find((l) => l.includes('Client session timed out'))!
+  expect(md).toContain(zkLine.slice(zkLine.indexOf('Client session timed out')))
+  expect(md).toMatch(/signals read in \d+ windows?, took [\d.]+ (ms|s|min)\./)
+}
+
 function validatorForSarif() {
   const ajv = new Ajv2020({ allErrors: true, strict: false })
   ajv.addFormat('uri', (s: string) => URL.canParse(s))
@@ -149,25 +169,29 @@ describe('test/cli/ci', () => {
     expect(md).toContain(`rules/tests/jvm.yaml:${failing.line}:${failing.col}`)
     expect(md).toMatch(/\| tests \| \*\*1 failed\*\*, 1 passed/)
     expect(md).toContain('| `slow_safepoint_total` | new (not backtested: its new version has lint errors)')
-
-    // What the incident's own lines say each rule version fires on.
-    const syncOver = (ms: number) => brokersWith('gc.log', /Reaching safepoint: (\d+) ns/, (ns) => ns > ms * 1e6)
-    const pauseOver50 = brokersWith('gc.log', /\] GC\(\d+\) Pause .* ([\d.]+)ms$/, (ms) => ms > 50)
-    const timedOut = brokersWith('server.log', /Client session timed out/)
-    expect(syncOver(2000).length).toBeGreaterThan(0)
-    expect(syncOver(20).length).toBeGreaterThan(syncOver(2000).length)
-
-    const [syncBefore, syncAfter, syncNew, syncStopped, syncSeverity] = tableRow(md, 'long_safepoint_sync')
-    expect([syncBefore, syncAfter, syncNew, syncStopped, syncSeverity].map(Number)).toEqual([syncOver(2000).length, syncOver(20).length, syncOver(20).length - syncOver(2000).length, 0, 0])
-    const gc = tableRow(md, 'long_gc_pause').map(Number)
-    expect(gc).toEqual([pauseOver50.length, pauseOver50.length, 0, 0, pauseOver50.length])
-    const zk = tableRow(md, 'zk_session_timeout_seen').map(Number)
-    expect(zk).toEqual([0, timedOut.length, timedOut.length, 0, 0])
-    // Example evidence: the broker's own log line that newly fires.
-    const zkLine = readFileSync(path.join(INCIDENT, `broker-${timedOut[0]}`, 'server.log'), 'utf8').split('\n').find((l) => l.includes('Client session timed out'))!
-    expect(md).toContain(zkLine)
-    expect(md).toMatch(/signals read in \d+ windows?, took [\d.]+ m?s\./)
+    expectBacktestTable(md)
   }, 120_000)
+
+  it('backtests over the team store (REDIS_URL, --since) the same way, reading it a window at a time', async () => {
+    const prefix = `kafka-why-test:${randomUUID()}:`
+    const store = new RedisStore({ url: TEST_REDIS_URL, prefix })
+    try {
+      // The incident as if it happened two hours ago, written where serve's adapters would write it.
+      const batches: Parameters<typeof store.append>[0][] = []
+      for await (const batch of readSignalSources([INCIDENT])) batches.push(batch)
+      const first = Math.min(...batches.flat().map((s) => s.at))
+      const shift = Date.now() - 2 * 3_600_000 - first
+      for (const batch of batches) await store.append(batch.map((s) => ({ ...s, at: s.at + shift })))
+      const r = await kafkaWhy(['ci', '--base', 'main', '--since', '1d', '--window', '30m', '--format', 'markdown'], { REDIS_URL: TEST_REDIS_URL, KAFKA_WHY_REDIS_PREFIX: prefix }, repo)
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(1)
+      expect(r.stdout).toMatch(/over the store \(REDIS_URL\), last 1d, .*: [\d,]+ signals read in 4[89] windows/)
+      expectBacktestTable(r.stdout)
+    } finally {
+      await store.close()
+      await deletePrefixes([prefix])
+    }
+  }, 180_000)
 
   it('follows a rename, passes a clean change (exit 0) and fails it only with --fail-on-new-critical', async () => {
     const plain = await kafkaWhy(['ci', '--base', 'origin/main', '--replay', 'incidents/lab-stw'], {}, clean)
