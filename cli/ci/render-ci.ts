@@ -114,7 +114,7 @@ export function renderCiMarkdown(r: CiReport): string {
   const errors = r.lint.filter((f) => f.severity === 'error').length
   const failed = errors > 0 || r.unformatted.length > 0 || r.tests.failed > 0
   const out: string[] = [`### kafka-why ci: ${failed ? '❌ checks failed' : '✅ checks passed'}`, '']
-  out.push(`Rule changes since \`${cell(r.base)}\` (merge base \`${r.mergeBase}\`).`, '')
+  out.push(`Rule changes since ${code(r.base)} (merge base ${code(r.mergeBase)}).`, '')
   out.push('| check | result |', '|---|---|')
   out.push(`| lint | ${errors ? `**${errors} error${errors === 1 ? '' : 's'}**` : 'no errors'}${r.lint.length - errors ? `, ${r.lint.length - errors} warning${r.lint.length - errors === 1 ? '' : 's'}` : ''} |`)
   out.push(`| fmt --check | ${r.unformatted.length ? `**not formatted:** ${r.unformatted.map(code).join(', ')}` : 'formatted'} |`)

@@ -63,14 +63,14 @@ export type CiOptions = {
   base: string
   rulesDir: string
   testsDir: string
-  /** Opens the history once the changed rules are known; undefined = no backtest. */
-  history?: (rules: Rule[]) => Promise<History | undefined>
+  /** Opens the history once there is a changed rule to backtest; undefined = no history. */
+  history?: () => Promise<History | undefined>
   windowMs: number
   stepMs: number
   cwd?: string
 }
 
-/** The rule and rule-test files under the given directories that the pull request changed. */
+/** True when `path` is `dir` or inside it (both relative to the working directory). */
 function isUnder(path: string, dir: string): boolean {
   const d = normalize(dir).replace(/\/+$/, '')
   return d === '.' || path === d || path.startsWith(`${d}/`)
@@ -124,7 +124,7 @@ export async function runCi(opts: CiOptions): Promise<CiReport> {
   const keys = new Set(toBacktest.map((r) => r.rule))
   const baseRules = base.filter((r) => keys.has(ruleKey(r)))
   const headRules = head.rules.filter((r) => keys.has(ruleKey(r)))
-  const history = opts.history ? await opts.history([...baseRules, ...headRules]) : undefined
+  const history = opts.history ? await opts.history() : undefined
   if (!history) {
     report.noBacktest = 'no history to backtest against: set REDIS_URL (with --since) or pass --replay <incident dirs>'
     return report
@@ -204,8 +204,8 @@ async function runTouchedTests(
     const parsed = parseTestFile(text, file)
     const names = parsed.file.tests.flatMap((t) => [...t.expect.map((e) => e.rule), ...t.absent.map((a) => a.rule)])
     const touches = names.some((n) => n !== undefined && [...changedKeys].some((k) => k === n || k.endsWith(`#${n}`)))
-    const names_files = (parsed.file.rules ?? []).some((p) => [...changedFiles].some((f) => rel(p) === f || rel(f).startsWith(`${rel(p)}/`)))
-    if (touches || names_files) selected.push(file)
+    const namesChangedFile = (parsed.file.rules ?? []).some((p) => [...changedFiles].some((f) => rel(p) === f || f.startsWith(`${rel(p)}/`)))
+    if (touches || namesChangedFile) selected.push(file)
   }
   const broken = new Set(head.diagnostics.filter((d) => d.severity === 'error').map((d) => rel(d.span.file)))
   const ruleFiles = (await findRuleFiles(Object.keys(head.sources).length ? Object.keys(head.sources) : [])).filter((f) => !broken.has(rel(f)))
