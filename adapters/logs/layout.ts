@@ -171,8 +171,12 @@ const K8S_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?:
  * Removes a container runtime's wrapper from one physical line. Returns `partial: true` for a piece of
  * a longer line (CRI `P` flag, a json-file entry without its newline) so the caller can join pieces.
  */
-export function unwrapLine(line: string, wrapper: WrapperName): { inner: string; partial: boolean } | undefined {
+export function unwrapLine(line: string, wrapper: WrapperName, linePrefix?: RegExp): { inner: string; partial: boolean } | undefined {
   switch (wrapper) {
+    case 'line-prefix': {
+      const m = linePrefix?.exec(line)
+      return m ? { inner: line.slice(m[0].length), partial: false } : undefined
+    }
     case 'docker-compose': {
       const m = COMPOSE_RE.exec(line)
       return m ? { inner: line.slice(m[0].length), partial: false } : undefined
@@ -205,6 +209,40 @@ export function detectWrapper(sample: readonly string[]): WrapperName | undefine
     if (hits >= Math.max(1, lines.length * 0.6)) return w
   }
   return undefined
+}
+
+/** A log4j record start (Apache's "[date] LEVEL" or the date-first layouts) somewhere inside a line. */
+const EMBEDDED_RECORD = /\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?\] (?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[,.]\d+ (?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b/
+
+/**
+ * Learns a prefix that a collector or harness writes before every line (syslog's "Sep 23 15:25:24 host
+ * kafka[812]: ", a test harness's "[  398550] [ 66.95] [service_kafka-3] [I] "), so the record behind it
+ * is read in its own layout and the stack-trace lines carrying the same prefix stay with their record.
+ * The prefix's shape comes from the lines where a record starts after it: digits and padding may vary,
+ * the rest must repeat; it is accepted when most of the sample's lines carry it.
+ */
+export function learnLinePrefix(sample: readonly string[]): RegExp | undefined {
+  const lines = sample.filter((l) => l.trim() !== '')
+  const shapes = new Map<string, number>()
+  for (const l of lines) {
+    const m = EMBEDDED_RECORD.exec(l.slice(0, 400))
+    if (!m || m.index === 0) continue
+    const shape = prefixShape(l.slice(0, m.index))
+    shapes.set(shape, (shapes.get(shape) ?? 0) + 1)
+  }
+  const best = [...shapes.entries()].sort((a, b) => b[1] - a[1])[0]
+  if (!best) return undefined
+  const re = new RegExp(`^${best[0]}`)
+  const carried = lines.filter((l) => re.test(l)).length
+  return carried >= Math.max(1, lines.length * 0.6) ? re : undefined
+}
+
+/** A prefix as a pattern: literal text, with every run of digits and of spaces free to change length. */
+function prefixShape(prefix: string): string {
+  return prefix
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/\d+/g, '\\d+')
+    .replace(/ +/g, ' *')
 }
 
 /** Picks the layout under which most of a file's first lines open a record with a timestamp. */

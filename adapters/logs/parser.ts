@@ -1,7 +1,7 @@
 import type { Signal } from '../../signals/signal.js'
 import { componentDraft } from './component-matchers.js'
 import { GENERIC_SIGNALS, GENERIC_TEXT_MAX, genericDraft, genericPrefilter, type GenericPrefilter } from './generic.js'
-import { detectFormat, detectLayout, detectWrapper, isHeaderAt, readHeader, readJvmHeader, unwrapLine } from './layout.js'
+import { detectFormat, detectLayout, detectWrapper, isHeaderAt, learnLinePrefix, readHeader, readJvmHeader, unwrapLine } from './layout.js'
 import { brokerNamedIn, matchersFor, mayMatch, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
 import { resolveZone, type ZoneOffset } from './timestamp.js'
 import { emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type ParseStats, type WrapperName } from './types.js'
@@ -61,6 +61,8 @@ export class LogParser {
   format: LogFormat | undefined
   layout: LayoutName | undefined
   wrapper: WrapperName | undefined
+  /** The learned per-line prefix, when `wrapper` is 'line-prefix'. */
+  private linePrefix: RegExp | undefined
   private readonly cfg: LogSourceConfig
   private readonly limits: ParserLimits
   private readonly zone: ZoneOffset
@@ -169,8 +171,12 @@ export class LogParser {
   private detect(sample: string[]): void {
     this.detected = true
     this.wrapper = detectWrapper(sample)
+    if (!this.wrapper) {
+      this.linePrefix = learnLinePrefix(sample)
+      if (this.linePrefix) this.wrapper = 'line-prefix'
+    }
     let lines = sample
-    if (this.wrapper) lines = sample.map((l) => unwrapLine(l, this.wrapper!)?.inner ?? l)
+    if (this.wrapper) lines = sample.map((l) => unwrapLine(l, this.wrapper!, this.linePrefix)?.inner ?? l)
     // A file declared a GC log is read in the JVM's layout even when stdout mixed in dated log4j lines.
     if (this.layout === undefined) this.layout = this.cfg.format === 'gc' ? 'jvm' : detectLayout(lines)
     if (this.format === undefined) this.format = detectFormat(lines, this.layout)
@@ -200,7 +206,7 @@ export class LogParser {
   private redetect(text: string): void {
     const lines = text.split('\n', this.limits.sampleLines)
     this.sampled += lines.length
-    const inner = this.wrapper ? lines.map((l) => unwrapLine(l, this.wrapper!)?.inner ?? l) : lines
+    const inner = this.wrapper ? lines.map((l) => unwrapLine(l, this.wrapper!, this.linePrefix)?.inner ?? l) : lines
     if (detectLayout(inner) !== 'none') {
       this.provisional = false
       this.layout = this.cfg.layout
@@ -221,7 +227,7 @@ export class LogParser {
     if (last !== '') lines.push(last)
     const out: string[] = []
     for (const line of lines) {
-      const u = unwrapLine(line, w)
+      const u = unwrapLine(line, w, this.linePrefix)
       if (!u) {
         out.push(line)
         continue

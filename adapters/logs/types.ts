@@ -18,7 +18,7 @@ export type LogFormat = 'kafka' | 'gc' | 'client'
 export type LayoutName = 'apache' | 'strimzi' | 'cloudera' | 'jvm' | 'none'
 
 /** Container log wrappers that sit around a whole line and are removed before the layout is read. */
-export type WrapperName = 'docker-compose' | 'kubernetes' | 'docker-json'
+export type WrapperName = 'docker-compose' | 'kubernetes' | 'docker-json' | 'line-prefix'
 
 /** One log file and what is known about it that the file itself may not say. */
 export type LogSourceConfig = {

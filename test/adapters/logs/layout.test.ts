@@ -30,6 +30,34 @@ describe('adapters/logs/layout', () => {
     expect(signals[0].source).toBe('log:server.log:1')
   })
 
+  it('learns a harness prefix on every line and keeps the prefixed stack trace with its record (corpus zk-timeout-injected-network-latency)', () => {
+    // Verbatim from confluentinc/ksql#9613: a fault-injection harness writes its own columns before each line.
+    const text = [
+      '[  398550] [    66.954086] [service_kafka-3] [I] [2022-09-23 15:25:24,780] WARN Client session timed out, have not heard from server in 12001ms for session id 0x100000045930005 (org.apache.zookeeper.ClientCnxn) ',
+      '[  398550] [    66.954601] [service_kafka-3] [I] [2022-09-23 15:25:24,780] WARN Session 0x100000045930005 for sever zookeeper/10.20.20.10:2181, Closing socket connection. Attempting reconnect except it is a SessionExpiredException. (org.apache.zookeeper.ClientCnxn) ',
+      '[  398550] [    66.954601] [service_kafka-3] [I] org.apache.zookeeper.ClientCnxn$SessionTimeoutException: Client session timed out, have not heard from server in 12001ms for session id 0x100000045930005 ',
+      '[  398550] [    66.954601] [service_kafka-3] [I] \tat org.apache.zookeeper.ClientCnxn$SendThread.run(ClientCnxn.java:1258) ',
+      '[  398581] [    68.329913] [service_kafka-3] [I] [2022-09-23 15:25:26,156] INFO Opening socket connection to server zookeeper/10.20.20.10:2181. (org.apache.zookeeper.ClientCnxn) ',
+    ].join('\n')
+    const p = new LogParser({ path: 'server.log', cluster: 'c1', broker: '3' })
+    const signals = [...p.push(`${text}\n`), ...p.end()]
+    expect(p.wrapper).toBe('line-prefix')
+    expect(p.layout).toBe('apache')
+    // The prefixed exception lines joined the WARN record above them: a WARN with a stack trace.
+    expect(signals.map((s) => s.name)).toEqual(['zk.session_timeout', 'log.warn_exception'])
+    expect(signals[0].at).toBe(Date.parse('2022-09-23T15:25:24.780Z'))
+    expect(p.stats.unparsed).toEqual(expect.objectContaining({ 'unknown-format': 0 }))
+  })
+
+  it('does not take a message that quotes a log line for a prefix', () => {
+    const quoted = `${APACHE.replace(MSG, 'Found "[2018-08-06 01:28:02,562] WARN x" in the reply')}`
+    const p = new LogParser({ path: 'server.log', cluster: 'c1', broker: '1' })
+    p.push(`${quoted}\n${APACHE}\n`)
+    p.end()
+    expect(p.wrapper).toBeUndefined()
+    expect(p.layout).toBe('apache')
+  })
+
   it('joins a line the json-file driver split into 16 KiB pieces', () => {
     const head = APACHE.slice(0, 40)
     const rest = APACHE.slice(40)
