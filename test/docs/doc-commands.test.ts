@@ -57,6 +57,10 @@ const PLAN: Record<string, Plan> = {
   'kafka-why why 1 --replay mylogs/': { mode: 'help' },
   'kafka-why why 2 --replay healthy/': { mode: 'help' },
   'echo $?': { mode: 'skip', why: 'shows the exit code of the command before it' },
+  'npx kafka-why ci --base origin/main': { mode: 'help' },
+  'npx kafka-why ci --base origin/main --replay test/incidents/lab-stw': { mode: 'help' },
+  'npx kafka-why ci --base origin/main --format markdown --output comment.md': { mode: 'help' },
+  'npx kafka-why ci --base origin/main --fail-on-new-critical': { mode: 'help' },
 }
 
 /** The commands of one Markdown file, comments and prompts removed. */
@@ -74,7 +78,7 @@ function commandsOf(text: string): string[] {
   return out
 }
 
-const DOCS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const DOCS = ['README.md', 'docs/ci/README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
 const FOUND = DOCS.flatMap((file) => commandsOf(readFileSync(path.join(ROOT, file), 'utf8')).map((command) => ({ file, command })))
 
 /** Splits a documented command line into words (double quotes group; no other shell syntax is used). */
