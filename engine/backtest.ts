@@ -3,8 +3,12 @@ import { signalsOfRule } from '../dsl/signals-of-rule.js'
 import type { AlertEvent } from './alerts.js'
 import type { Evidence } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
+import { DEFAULT_KEEP_FIRING_MS } from './alerts.js'
 import { AlertOverlay, replayAlerts } from './replay-alerts.js'
-import type { Store } from './store/store.js'
+import { lookbackMs } from './rule-signals.js'
+import { MemoryStore } from './store/memory-store.js'
+import type { BrokerRef, SignalQuery, Store } from './store/store.js'
+import type { Signal } from '../signals/signal.js'
 
 /**
  * What a rule change would have done to the alerts of a stretch of history: two rule sets (the
@@ -58,32 +62,28 @@ export async function backtestRules(store: Store, base: readonly Rule[], head: r
   const windowMs = Math.max(stepMs, Math.ceil(opts.windowMs / stepMs) * stepMs)
   const lagMs = opts.lagMs ?? 0
   const names = [...new Set([...base, ...head].flatMap((r) => signalsOfRule(r)))]
+  // What a tick reads reaches back by the longest look-back plus the keep-firing window.
+  const marginMs = Math.max(0, ...[...base, ...head].map((r) => lookbackMs(r.when))) + DEFAULT_KEEP_FIRING_MS + lagMs + stepMs
+  const reads = new WindowReads(store)
   const sides = [
-    { rules: base, overlay: new AlertOverlay(store), episodes: [] as AlertEpisode[], open: new Map<string, AlertEpisode>() },
-    { rules: head, overlay: new AlertOverlay(store), episodes: [] as AlertEpisode[], open: new Map<string, AlertEpisode>() },
+    { rules: base, overlay: new AlertOverlay(reads), episodes: [] as AlertEpisode[], open: new Map<string, AlertEpisode>() },
+    { rules: head, overlay: new AlertOverlay(reads), episodes: [] as AlertEpisode[], open: new Map<string, AlertEpisode>() },
   ]
   const start = Math.floor(opts.from / stepMs) * stepMs
   let windows = 0
   let signalsRead = 0
   for (let w = start; w <= opts.to; w += windowMs) {
     const end = Math.min(w + windowMs - 1, opts.to)
-    const times = new Map<string, Set<number>>()
-    const scopes = await store.brokers()
-    const clusters = new Set(scopes.map((s) => s.cluster))
-    const reads = [...scopes.map((s) => ({ cluster: s.cluster, broker: s.broker as string | undefined })), ...[...clusters].map((cluster) => ({ cluster, broker: undefined }))]
-    for (const scope of reads) {
-      if (names.length === 0) break
-      const series = await store.querySeries({ ...scope, names, from: w, to: end })
-      let set = times.get(scope.cluster)
-      if (!set) times.set(scope.cluster, (set = new Set([w])))
-      for (const list of series.values()) {
-        signalsRead += list.length
-        for (const s of list) set.add(Math.floor(s.at / stepMs) * stepMs)
-      }
-    }
-    const ticks = new Map([...times].map(([c, set]) => [c, [...set].sort((a, b) => a - b)]))
     // Every signal of this window gets its tick (its time plus the lag) before the next window starts.
     const until = Math.ceil((end + 1 + lagMs) / stepMs) * stepMs
+    signalsRead += await reads.load(names, w - marginMs, until)
+    const times = new Map<string, Set<number>>()
+    for (const { cluster, signals } of reads.loaded()) {
+      let set = times.get(cluster)
+      if (!set) times.set(cluster, (set = new Set([w])))
+      for (const s of signals) if (s.at >= w && s.at <= end) set.add(Math.floor(s.at / stepMs) * stepMs)
+    }
+    const ticks = new Map([...times].map(([c, set]) => [c, [...set].sort((a, b) => a - b)]))
     // The two sides share nothing but the store: their reads overlap.
     await Promise.all(
       sides.filter((side) => side.rules.length > 0).map((side) => replayAlerts(side.overlay, side.rules, ticks, { stepMs, lagMs, until, alertsInStore: true }, (e) => record(side, e))),
@@ -158,4 +158,90 @@ function sameScope(a: AlertEpisode, b: AlertEpisode): boolean {
 
 function overlaps(a: AlertEpisode, b: AlertEpisode): boolean {
   return a.firedAt <= (b.resolvedAt ?? Infinity) && b.firedAt <= (a.resolvedAt ?? Infinity)
+}
+
+/**
+ * One window of the store held in memory: the rules' signals of every broker (and the clusters'
+ * broker-less ones) from the window's start minus the rules' look-back to its last tick, the facts and
+ * the broker list, read once per window. Ticks inside the window read from here; anything outside it
+ * (another name, an earlier time) goes to the store.
+ */
+class WindowReads extends MemoryStore {
+  private span = { from: 0, to: -1, names: new Set<string>() }
+  private series = new Map<string, Map<string, Signal[]>>()
+  private factsOf = new Map<string, Signal[]>()
+  private brokerList: BrokerRef[] = []
+
+  constructor(private readonly base: Store) {
+    super()
+  }
+
+  /** Reads [from, to] of `names` for every scope; gives how many signals came. */
+  async load(names: string[], from: number, to: number): Promise<number> {
+    this.brokerList = await this.base.brokers()
+    const scopes: { cluster: string; broker?: string }[] = [...this.brokerList, ...[...new Set(this.brokerList.map((b) => b.cluster))].map((cluster) => ({ cluster }))]
+    this.series = new Map()
+    this.factsOf = new Map()
+    let count = 0
+    for (const scope of scopes) {
+      const key = scopeKey(scope.cluster, scope.broker)
+      const byName = names.length ? await this.base.querySeries({ ...scope, names, from, to }) : new Map<string, Signal[]>()
+      for (const list of byName.values()) count += list.length
+      this.series.set(key, byName)
+      this.factsOf.set(key, await this.base.facts(scope.cluster, scope.broker))
+    }
+    this.span = { from, to, names: new Set(names) }
+    return count
+  }
+
+  /** Every loaded scope's signals, for finding the window's tick times. */
+  *loaded(): Iterable<{ cluster: string; signals: Signal[] }> {
+    for (const [key, byName] of this.series) for (const list of byName.values()) yield { cluster: JSON.parse(key)[0] as string, signals: list }
+  }
+
+  private covers(q: SignalQuery): boolean {
+    return q.from >= this.span.from && q.to <= this.span.to && q.names !== undefined && q.names.every((n) => this.span.names.has(n)) && this.series.has(scopeKey(q.cluster, q.broker))
+  }
+
+  override async querySeries(q: SignalQuery): Promise<Map<string, Signal[]>> {
+    if (!this.covers(q)) return this.base.querySeries(q)
+    const byName = this.series.get(scopeKey(q.cluster, q.broker))!
+    const out = new Map<string, Signal[]>()
+    for (const name of [...new Set(q.names)].sort()) {
+      const list = byName.get(name)
+      if (!list) continue
+      const part = list.slice(firstAtOrAfter(list, q.from), firstAtOrAfter(list, q.to + 1))
+      if (part.length) out.set(name, part)
+    }
+    return out
+  }
+
+  override async query(q: SignalQuery): Promise<Signal[]> {
+    if (!this.covers(q)) return this.base.query(q)
+    return [...(await this.querySeries(q)).values()].flat().sort((a, b) => a.at - b.at)
+  }
+
+  override async facts(cluster: string, broker?: string): Promise<Signal[]> {
+    return this.factsOf.get(scopeKey(cluster, broker)) ?? this.base.facts(cluster, broker)
+  }
+
+  override async brokers(): Promise<BrokerRef[]> {
+    return this.brokerList.length ? this.brokerList : this.base.brokers()
+  }
+}
+
+function scopeKey(cluster: string, broker: string | undefined): string {
+  return JSON.stringify([cluster, broker ?? null])
+}
+
+/** Index of the first signal at or after `at` in a time-sorted list. */
+function firstAtOrAfter(list: readonly Signal[], at: number): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (list[mid].at < at) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }

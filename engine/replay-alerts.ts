@@ -100,6 +100,9 @@ export class AlertOverlay extends MemoryStore {
   override query(q: Parameters<Store['query']>[0]) {
     return this.base.query(q)
   }
+  override querySeries(q: Parameters<Store['querySeries']>[0]) {
+    return this.base.querySeries(q)
+  }
   override facts(cluster: string, broker?: string) {
     return this.base.facts(cluster, broker)
   }
