@@ -26,6 +26,7 @@ import { waitFor } from './wait-for.js'
 
 /** The faults, in the order one run injects them (each leaves the cluster smaller or shaken). */
 export const LATENCY_FAULTS = ['zk-freeze', 'disk-full', 'kill'] as const
+/** One of the faults, as `--faults` names it. */
 export type LatencyFault = (typeof LATENCY_FAULTS)[number]
 
 /** Which rules count as catching each fault: the specific one, and what an older build fires instead. */
