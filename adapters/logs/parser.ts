@@ -104,6 +104,19 @@ export class LogParser {
     return this.carry !== '' || this.partial !== ''
   }
 
+  /**
+   * Hands the text held for an unfinished record back to a reader that will put it in front of the next
+   * bytes itself: decoding joined bytes gives one flat string, where `held + text` would give a joined
+   * string that V8 copies again on first search (measured 20+ ms per 4 MiB chunk). Empty while the text
+   * held is not raw file text (format detection's sample, container-unwrapped lines).
+   */
+  releaseCarry(): string {
+    if (!this.detected || this.wrapper !== undefined || this.provisional) return ''
+    const held = this.carry
+    this.carry = ''
+    return held
+  }
+
   /** Where a restart must resume so nothing pending is lost: bytes held back and the line they start at. */
   resumePoint(): { pendingBytes: number; line: number } {
     return { pendingBytes: Buffer.byteLength(this.carry) + Buffer.byteLength(this.partial), line: this.carryLine }
