@@ -21,7 +21,7 @@ import { diagnose } from '../engine/diagnose.js'
 import { buildEvalData } from '../engine/eval-data.js'
 import { evaluateRules } from '../engine/evaluate.js'
 import { createKeys } from '../engine/store/keys.js'
-import { RedisStore } from '../engine/store/redis-store.js'
+import { deleteKeysWithPrefix, RedisStore } from '../engine/store/redis-store.js'
 import type { Signal } from '../signals/signal.js'
 import { benchStoreIngest } from './store-ingest.js'
 
@@ -92,15 +92,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
 
-async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0'
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-    cursor = next
-    if (keys.length) await redis.unlink(...keys)
-  } while (cursor !== '0')
-}
-
 async function benchWhy(rules: Rule[]): Promise<void> {
   const prefix = `kafka-why-bench:${randomUUID()}:`
   const store = new RedisStore({ url, prefix, commandTimeoutMs: 60_000 })
@@ -141,7 +132,7 @@ async function benchWhy(rules: Rule[]): Promise<void> {
     console.log(`    ratio why/raw               p50 ${fmt(w50 / r50, 2)}x  p99 ${fmt(w99 / r99, 2)}x  (target p99 ≤ 3x: ${w99 / r99 <= 3 ? 'met' : 'not met'})`)
   } finally {
     await store.close()
-    await deletePrefix(redis, prefix)
+    await deleteKeysWithPrefix(redis, prefix)
     redis.disconnect()
   }
 }

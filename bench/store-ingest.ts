@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
-import { RedisStore } from '../engine/store/redis-store.js'
+import { deleteKeysWithPrefix, RedisStore } from '../engine/store/redis-store.js'
 import type { Signal } from '../signals/signal.js'
 
 /** The figures one run prints, for bench/engine and the README. */
@@ -83,15 +83,6 @@ export function runRedisBenchmarkZadd(redisUrl: string, n: number): number | und
   return matches.length > 0 ? Number(matches[matches.length - 1][1]) : undefined
 }
 
-async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0'
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-    cursor = next
-    if (keys.length > 0) await redis.unlink(...keys)
-  } while (cursor !== '0')
-}
-
 /** Measures RedisStore.append throughput and redis-benchmark's ZADD on the same Redis, in one run. */
 export async function benchStoreIngest(redisUrl: string, options: StoreIngestOptions = {}): Promise<StoreIngestResult> {
   const n = options.signals ?? 200_000
@@ -127,7 +118,7 @@ export async function benchStoreIngest(redisUrl: string, options: StoreIngestOpt
     return { signals: n, seconds, signalsPerSec, redisBenchmarkZaddPerSec, ratio, nodeCpuMicrosPerSignal }
   } finally {
     await store.close()
-    await deletePrefix(admin, prefix)
+    await deleteKeysWithPrefix(admin, prefix)
     await admin.del('myzset')
     admin.disconnect()
   }

@@ -32,26 +32,21 @@ const durationInput = (examples: string) =>
 
 /** An operator's interval ("15s", "500ms", "2m", or plain milliseconds) read as milliseconds. */
 export function interval(description: string) {
-  return durationInput('e.g. 15s, 500ms, 1m')
-    .transform((v, ctx) => {
-      const ms = parseInterval(v)
-      if (ms === undefined) {
-        ctx.issues.push({ code: 'custom', input: v, message: `'${String(v)}' is not a duration (e.g. 15s, 500ms, 1m)` })
-        return z.NEVER
-      }
-      return ms
-    })
-    .describe(description)
+  return durationField(description, 'e.g. 15s, 500ms, 1m', false)
 }
 
 /** Like `interval`, where 0 is meaningful (no lag, no settle time). */
 export function intervalOrZero(description: string) {
-  return durationInput('e.g. 0s, 2s, 500ms')
+  return durationField(description, 'e.g. 0s, 2s, 500ms', true)
+}
+
+function durationField(description: string, examples: string, zeroAllowed: boolean) {
+  return durationInput(examples)
     .transform((v, ctx) => {
-      if (v === 0 || v === '0' || v === '0s') return 0
+      if (zeroAllowed && (v === 0 || v === '0' || v === '0s')) return 0
       const ms = parseInterval(v)
       if (ms === undefined) {
-        ctx.issues.push({ code: 'custom', input: v, message: `'${String(v)}' is not a duration (e.g. 0s, 2s, 500ms)` })
+        ctx.issues.push({ code: 'custom', input: v, message: `'${String(v)}' is not a duration (${examples})` })
         return z.NEVER
       }
       return ms

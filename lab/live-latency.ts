@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Redis } from 'ioredis'
 import kafkajs from 'kafkajs'
-import { RedisStore } from '../engine/store/redis-store.js'
+import { deleteKeysWithPrefix, RedisStore } from '../engine/store/redis-store.js'
 import type { AlertRecord } from '../engine/store/store.js'
 import type { Signal } from '../signals/signal.js'
 import { startCluster, type LabCluster } from './cluster.js'
@@ -320,12 +320,7 @@ async function deleteKeys(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 })
   try {
     await redis.connect()
-    let cursor = '0'
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-      cursor = next
-      if (keys.length) await redis.unlink(...keys)
-    } while (cursor !== '0')
+    await deleteKeysWithPrefix(redis, prefix)
   } catch {
     // nothing to clean when Redis went away
   } finally {

@@ -1,6 +1,6 @@
 import type { TopLevelSpec } from 'vega-lite'
 import type { Dimension } from '../../signals/units.js'
-import { formatWindow } from '../render/time.js'
+import { formatWindow, wallClockParts } from '../render/time.js'
 
 /**
  * The digest chart as a Vega-Lite spec built from the digest's data: one panel per key series, a line
@@ -121,21 +121,9 @@ export function bandLabel(band: AlertBand): string {
  * spec carries each time shifted into the configured zone (DST included) and formats it as UTC.
  */
 export function wallClockMs(at: number, timeZone: string): number {
-  const parts = Object.fromEntries(wallFormatter(timeZone).formatToParts(new Date(at)).map((p) => [p.type, p.value]))
+  const parts = wallClockParts(at, timeZone)
   const millis = ((at % 1000) + 1000) % 1000
   return Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second)) + millis
-}
-
-const WALL_FORMATTERS = new Map<string, Intl.DateTimeFormat>()
-
-/** Building a DateTimeFormat costs far more than using one; a chart converts hundreds of times. */
-function wallFormatter(timeZone: string): Intl.DateTimeFormat {
-  let f = WALL_FORMATTERS.get(timeZone)
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
-    WALL_FORMATTERS.set(timeZone, f)
-  }
-  return f
 }
 
 /**

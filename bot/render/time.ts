@@ -3,10 +3,15 @@
  * applied only here, at the edge.
  */
 export function formatTime(ms: number, timeZone: string, withDate = false): string {
-  const parts = Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]))
+  const parts = wallClockParts(ms, timeZone)
   const millis = String(((ms % 1000) + 1000) % 1000).padStart(3, '0')
   const clock = `${parts.hour}:${parts.minute}:${parts.second}.${millis}`
   return withDate ? `${parts.year}-${parts.month}-${parts.day} ${clock}` : clock
+}
+
+/** The zone's wall clock at `ms` as two-digit fields (year, month, day, hour, minute, second), DST included. */
+export function wallClockParts(ms: number, timeZone: string): Record<string, string> {
+  return Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]))
 }
 
 const FORMATTERS = new Map<string, Intl.DateTimeFormat>()

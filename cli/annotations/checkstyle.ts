@@ -1,4 +1,5 @@
 import { codeTitle, type Finding } from './finding.js'
+import { escapeXml } from './xml.js'
 
 /**
  * Checkstyle XML, the report format GitLab (through converters), Jenkins' warnings plugin, reviewdog
@@ -6,15 +7,7 @@ import { codeTitle, type Finding } from './finding.js'
  * severity, message and `source` (the code).
  */
 
-function esc(s: string): string {
-  return s
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/\n/g, '&#10;')
-}
+const esc = (s: string) => escapeXml(s, { newlines: true })
 
 const SEVERITY: Record<Finding['severity'], string> = { error: 'error', warning: 'warning', note: 'info' }
 

@@ -1,19 +1,13 @@
 import { relative } from 'node:path'
 import type { RunResult } from './run-tests.js'
+import { escapeXml } from '../annotations/xml.js'
 
 /**
  * JUnit XML of a rule-test run, the one report format every CI system renders: a testsuite per test
  * file, a testcase per test case, a failure carrying the same explanation the terminal shows.
  */
 
-function esc(s: string): string {
-  return s
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-}
+const esc = (s: string) => escapeXml(s)
 
 /** Renders the run; `cwd` makes file names relative so reports are stable across checkouts. */
 export function toJUnit(run: RunResult, cwd = process.cwd()): string {

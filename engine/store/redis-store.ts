@@ -113,6 +113,21 @@ const decodeAlert = (hash: Record<string, string>): AlertRecord | undefined => {
 }
 
 /**
+ * Deletes exactly the keys under one prefix (SCAN + UNLINK, never FLUSHDB: a Redis may be shared by
+ * several stores, benches and test runs); gives how many went.
+ */
+export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0'
+  let deleted = 0
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+    cursor = next
+    if (keys.length > 0) deleted += await redis.unlink(...keys)
+  } while (cursor !== '0')
+  return deleted
+}
+
+/**
  * The store a team deploys: signals, facts, alerts, silences, diagnoses and audit in Redis (layout in
  * keys.ts). Appends are pipelined in batches; the steps that must be atomic run as Lua scripts. When
  * Redis cannot be reached every call rejects within the configured timeouts with a

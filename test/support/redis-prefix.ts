@@ -1,19 +1,11 @@
 import { Redis } from 'ioredis'
+import { deleteKeysWithPrefix } from '../../engine/store/redis-store.js'
 
 /** The Redis every store test talks to; tests keep to their own key prefix on it. */
 export const TEST_REDIS_URL = 'redis://127.0.0.1:6379'
 
 /** Deletes exactly the keys under one prefix (never FLUSHDB: the Redis is shared); gives how many went. */
-export async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = '0'
-  let deleted = 0
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-    cursor = next
-    if (keys.length > 0) deleted += await redis.unlink(...keys)
-  } while (cursor !== '0')
-  return deleted
-}
+export const deletePrefix = deleteKeysWithPrefix
 
 /** Deletes the keys under each prefix over a connection of its own, closed afterwards. */
 export async function deletePrefixes(prefixes: string[], url = TEST_REDIS_URL): Promise<void> {
