@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadRules } from '../../rule-files/load-rules.js'
 import { renderCorpusDocs, spliceDocs, DOCS_BEGIN, DOCS_END } from '../../cli/corpus/render-corpus.js'
 import { runCorpus, type CorpusReport } from '../../cli/corpus/run-corpus.js'
+import { runRuleTests } from '../../cli/rule-test/run-tests.js'
 import type { Rule } from '../../dsl/ast.js'
 
 /**
@@ -56,6 +57,13 @@ describe('the real-incident corpus', () => {
     expect(report.overall.right).toBeGreaterThanOrEqual(ACCURACY_FLOOR)
     expect(report.overall.of).toBe(report.cases.filter((c) => !c.healthy).length)
   })
+
+  it('gives the same verdict per case through `kafka-why test test/corpus` as through the harness', async () => {
+    const run = await runRuleTests({ paths: ['test/corpus'], rules: ['rules/'] })
+    const viaTest = Object.fromEntries(run.files.map((f) => [path.basename(path.dirname(f.file)), f.errors.length === 0 && f.cases.every((c) => c.ok)]))
+    const viaHarness = Object.fromEntries(report.cases.map((c) => [c.id, c.ok]))
+    expect(viaTest).toEqual(viaHarness)
+  }, 300_000)
 })
 
 describe('the corpus harness', () => {
