@@ -59,6 +59,22 @@ export function parseAt(at: unknown): number | undefined {
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
 
 /**
+ * A refused field's value for the error detail. Untrusted JSON can hold objects whose `toString` is not
+ * a function (`{"toString": false}`), on which String() throws; JSON text never does.
+ */
+function describeValue(v: unknown): string {
+  if (typeof v === 'string') return v.slice(0, 80)
+  if (typeof v !== 'object' || v === null) return String(v)
+  let text: string
+  try {
+    text = JSON.stringify(v) ?? typeof v
+  } catch {
+    text = Array.isArray(v) ? 'an array' : 'an object'
+  }
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+}
+
+/**
  * Checks an untrusted value against the Signal contract and the catalogue and returns a normalised
  * signal (numeric `at`, text broker, no undefined or unknown keys; the labels object is shared with
  * the input, not copied, because this runs for every ingested signal). Stores and the JSONL reader call it so that a bad signal is
@@ -71,16 +87,16 @@ export function validateSignal(x: unknown): SignalValidation {
   const entry = lookupSignal(name)
   if (!entry) return { ok: false, reason: 'unknown signal', detail: name }
   const atMs = parseAt(at)
-  if (atMs === undefined) return { ok: false, reason: 'invalid at', detail: String(at) }
+  if (atMs === undefined) return { ok: false, reason: 'invalid at', detail: describeValue(at) }
   if (typeof cluster !== 'string' || cluster === '') return { ok: false, reason: 'missing cluster' }
   let brokerText: string | undefined
   if (broker !== undefined) {
     if (typeof broker === 'string' && broker !== '') brokerText = broker
     else if (typeof broker === 'number' && Number.isSafeInteger(broker) && broker >= 0) brokerText = String(broker)
-    else return { ok: false, reason: 'invalid broker', detail: String(broker) }
+    else return { ok: false, reason: 'invalid broker', detail: describeValue(broker) }
   }
   if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
-    return { ok: false, reason: 'invalid value', detail: String(value) }
+    return { ok: false, reason: 'invalid value', detail: describeValue(value) }
   }
   if (value === undefined && entry.kind !== 'event') return { ok: false, reason: 'missing value', detail: `${entry.kind} ${name}` }
   let hasLabels = false
