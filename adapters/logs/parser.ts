@@ -55,6 +55,18 @@ const ORPHAN_EXCEPTION = /^\s*(?:Exception in thread "|(?:[a-z_$][\w$]*\.)+[A-Z]
 /** Signals of undated records waiting for the next timestamped line of the file to give them a time. */
 type Pending = { drafts: Signal[] }
 
+/**
+ * The wrapper most of a sample's lines carry (a container runtime's, else a learned per-line prefix) and
+ * the lines without it: what early and full detection both read the layout from.
+ */
+function unwrapSample(sample: readonly string[]): { wrapper?: WrapperName; linePrefix?: RegExp; lines: readonly string[] } {
+  const runtime = detectWrapper(sample)
+  const linePrefix = runtime ? undefined : learnLinePrefix(sample)
+  const wrapper = runtime ?? (linePrefix ? 'line-prefix' : undefined)
+  if (!wrapper) return { lines: sample }
+  return { wrapper, linePrefix, lines: sample.map((l) => unwrapLine(l, wrapper, linePrefix)?.inner ?? l) }
+}
+
 /** A stateful parser for one file; feed it whole lines in order. */
 export class LogParser {
   readonly stats: ParseStats = emptyStats()
@@ -173,8 +185,7 @@ export class LogParser {
     const complete = lines.slice(0, -1).filter((l) => l.trim() !== '')
     if (complete.length >= early) return true
     if (complete.length === 0) return false
-    const wrapper = detectWrapper(complete)
-    const inner = wrapper ? complete.map((l) => unwrapLine(l, wrapper)?.inner ?? l) : complete
+    const inner = unwrapSample(complete).lines
     const layout = this.cfg.layout ?? detectLayout(inner)
     if (layout === 'none') return false
     if (layout === 'jvm' || detectFormat(inner, layout) === 'gc') return true
@@ -183,13 +194,10 @@ export class LogParser {
 
   private detect(sample: string[]): void {
     this.detected = true
-    this.wrapper = detectWrapper(sample)
-    if (!this.wrapper) {
-      this.linePrefix = learnLinePrefix(sample)
-      if (this.linePrefix) this.wrapper = 'line-prefix'
-    }
-    let lines = sample
-    if (this.wrapper) lines = sample.map((l) => unwrapLine(l, this.wrapper!, this.linePrefix)?.inner ?? l)
+    const unwrapped = unwrapSample(sample)
+    this.wrapper = unwrapped.wrapper
+    this.linePrefix = unwrapped.linePrefix
+    const lines = unwrapped.lines
     // A file declared a GC log is read in the JVM's layout even when stdout mixed in dated log4j lines.
     if (this.layout === undefined) this.layout = this.cfg.format === 'gc' ? 'jvm' : detectLayout(lines)
     if (this.format === undefined) this.format = detectFormat(lines, this.layout)

@@ -2,6 +2,7 @@ import { mkdir, open, readFile, rename, stat, writeFile, type FileHandle } from 
 import path from 'node:path'
 import type { Signal } from '../../signals/signal.js'
 import { LogParser, type ParserLimits } from './parser.js'
+import { decodeUtf8 } from './read-file.js'
 import { addStats, emptyStats, type LogSourceConfig, type ParseStats } from './types.js'
 
 /**
@@ -134,7 +135,7 @@ export function tailLogFile(cfg: LogSourceConfig, file: string, opts: TailOption
     }
     held = Buffer.from(buf.subarray(cut))
     parser.stats.bytes += cut
-    await emit(parser.push(buf.toString('utf8', 0, cut)))
+    await emit(parser.push(decodeUtf8(buf.subarray(0, cut))))
   }
 
   // fromEnd applies to the file as found at start; a file created by rotation is read from its start.
@@ -190,7 +191,7 @@ export function tailLogFile(cfg: LogSourceConfig, file: string, opts: TailOption
   const flush = async (partialToo: boolean) => {
     if (held.length && partialToo) {
       parser.stats.bytes += held.length
-      const text = held.toString('utf8')
+      const text = decodeUtf8(held)
       held = Buffer.alloc(0)
       await emit([...parser.push(text, true), ...parser.end()])
     } else if (parser.hasPending()) {
