@@ -62,8 +62,17 @@ export function formatRedacted(...args: unknown[]): string {
 /** The logger shape serve, the bot and the console share. */
 export type Log = { error(...args: unknown[]): void; warn(...args: unknown[]): void; info(...args: unknown[]): void }
 
-/** Wraps a logger so every line it writes has been through redaction. */
+/**
+ * Marks a logger that redacts every record itself (logging/logger.ts): wrapping it again would
+ * flatten its structured fields into one string for nothing.
+ */
+export const REDACTS = Symbol.for('kafka-why.log.redacts')
+
+/** Wraps a logger so every line it writes has been through redaction; a redacting logger is returned as it is. */
+export function redactingLog<L extends Log>(base: L): L
+export function redactingLog(base?: Log): Log
 export function redactingLog(base: Log = { error: console.error, warn: console.warn, info: console.log }): Log {
+  if ((base as { [REDACTS]?: boolean })[REDACTS]) return base
   return {
     error: (...a) => base.error(formatRedacted(...a)),
     warn: (...a) => base.warn(formatRedacted(...a)),
