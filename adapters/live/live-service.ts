@@ -13,7 +13,8 @@ import type { Tail } from '../logs/tail.js'
 import { tailLogFile } from '../logs/tail.js'
 import { ScrapeLoop, type ScrapeOutcome, type TargetScraper } from '../prometheus/scraper.js'
 import { MetricsRegistry } from '../prometheus/self-metrics.js'
-import { redactText, redactUrl } from '../../secrets/redact.js'
+import { childLog, createLogger } from '../../logging/logger.js'
+import { redactingLog, redactText, redactUrl, type Log } from '../../secrets/redact.js'
 import type { LiveConfig } from './live-config.js'
 
 /**
@@ -28,7 +29,8 @@ export type LiveServiceOptions = {
   env?: NodeJS.ProcessEnv
   /** Epoch ms; the service's only clock. */
   now?: () => number
-  log?: { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
+  /** Where diagnostics go; default a logger on stderr (logging/logger.ts). Whatever is given is redacted. */
+  log?: Log
   /** Start the Slack bot when the config and env allow it. Default true. */
   bot?: boolean
 }
@@ -67,8 +69,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   const now = opts.now ?? Date.now
   const env = opts.env ?? process.env
   // Every line serve writes passes redaction: URLs with passwords, tokens in library errors.
-  const base = opts.log ?? { info: (m: string) => console.log(m), warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) }
-  const log = { info: (m: string) => base.info(redactText(m)), warn: (m: string) => base.warn(redactText(m)), error: (m: string) => base.error(redactText(m)) }
+  const log = redactingLog(opts.log ?? createLogger({ bindings: { cmd: 'serve' } }))
   const startedAt = now()
   const metrics = new MetricsRegistry()
   const signalsIn = metrics.counter('kafka_why_signals_total', 'Signals accepted into the store, by source adapter.')
@@ -220,7 +221,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     } catch (err) {
       h.failures++
       h.lastError = (err as Error).message
-      log.error(`signals topic: cannot join ${t.groupId} on ${t.topic}: ${(err as Error).message}`)
+      log.error({ topic: t.topic, groupId: t.groupId }, `signals topic: cannot join ${t.groupId} on ${t.topic}: ${(err as Error).message}`)
     }
   }
 
@@ -238,7 +239,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
         store,
         settings: { text: config.botYaml, file: config.file },
         connectAdmin,
-        log: { info: log.info, warn: log.warn, error: (...a: unknown[]) => log.error(a.map(String).join(' ')) },
+        log: childLog(log, { component: 'bot' }),
       })
       health.bot = { running: true }
     } catch (err) {
@@ -274,7 +275,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
             for (const e of events) alertsFired({ type: e.type })
             if (events.length === 0) return
             if (bot) await bot.notify(events)
-            else for (const e of events) log.info(alertLine(e))
+            else for (const e of events) childLog(log, alertFields(e)).info(alertLine(e))
           })
           .catch((err: Error) => {
             engineErrors()
@@ -374,7 +375,9 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   })
   const addr = server.address() as AddressInfo
   const url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`
-  log.info(`kafka-why serve: health and metrics on ${url} (/healthz, /metrics); ${targets.length} scrape targets, ${admins.length} admin pollers, ${tails.length} log files, signals topic ${config.signalsTopic ? config.signalsTopic.topic : 'off'}, engine ${config.engine.enabled ? 'on' : 'off'}, bot ${health.bot.running ? 'on' : 'off'}`)
+  log.info(
+    `health and metrics on ${url} (/healthz, /metrics); ${targets.length} scrape targets, ${admins.length} admin pollers, ${tails.length} log files, signals topic ${config.signalsTopic ? config.signalsTopic.topic : 'off'}, engine ${config.engine.enabled ? 'on' : 'off'}, bot ${health.bot.running ? 'on' : 'off'}`,
+  )
 
   return {
     url,
@@ -401,6 +404,12 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
  * serve's log line for an alert without the bot: when the evidence happened beside when the engine
  * decided, so a reader (or the lab's latency measurement) sees both.
  */
+/** The ids a log pipeline groups an alert's lines by: the alert's fingerprint, its rule and broker. */
+export function alertFields(e: AlertEvent): Record<string, string> {
+  const a = e.alert
+  return { alertId: a.fingerprint, rule: a.ruleId, cluster: a.cluster, ...(a.broker === undefined ? {} : { broker: a.broker }) }
+}
+
 export function alertLine(e: AlertEvent): string {
   const a = e.alert
   const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString())

@@ -3,17 +3,20 @@ import { readFile } from 'node:fs/promises'
 import { LiveConfigError, parseLiveConfig } from '../../adapters/live/live-config.js'
 import { startLiveService } from '../../adapters/live/live-service.js'
 import { openStore } from '../../engine/store/open-store.js'
-import { formatRedacted, redactText } from '../../secrets/redact.js'
+import { createLogger, logSettingsFrom, type Logger } from '../../logging/logger.js'
+import { redactText } from '../../secrets/redact.js'
 import { parseCommandArgs } from '../command-setup.js'
 
-const USAGE = `usage: kafka-why serve [--config kafka-why.yaml] [--listen [host:]port] [--no-bot]
+const USAGE = `usage: kafka-why serve [--config kafka-why.yaml] [--listen [host:]port] [--no-bot] [--log-level info]
 
 Runs the configured live adapters (JMX exporter scrapes, admin API pollers, followed log files), the
 alert loop over the store (Redis when REDIS_URL is set, else in memory) and, when SLACK_BOT_TOKEN is
 set and the file has bot settings, the Slack bot, in one process. The bot keeps retrying while
 Slack is unreachable (GET /healthz shows slack: down) and posts the alerts held meanwhile.
 GET /healthz answers its state as JSON (503 when the store cannot be written); GET /metrics its own Prometheus metrics.
-The config file defaults to KAFKA_WHY_CONFIG, else ./kafka-why.yaml. SIGTERM or SIGINT stops it.`
+The config file defaults to KAFKA_WHY_CONFIG, else ./kafka-why.yaml. SIGTERM or SIGINT stops it.
+Logs go to stderr: JSON lines, or one readable line per record on a terminal (KAFKA_WHY_LOG_FORMAT=json|pretty
+forces either); --log-level (trace, debug, info, warn, error, fatal, silent) defaults to KAFKA_WHY_LOG_LEVEL, else info.`
 
 /** `kafka-why serve`: the whole product in one process. */
 export async function run(argv: string[]): Promise<number> {
@@ -24,11 +27,17 @@ export async function run(argv: string[]): Promise<number> {
       config: { type: 'string' },
       listen: { type: 'string' },
       'no-bot': { type: 'boolean', default: false },
+      'log-level': { type: 'string' },
     },
     false,
   )
   if (typeof parsed === 'number') return parsed
   const args = parsed.values
+  const logSettings = logSettingsFrom(process.env, args['log-level'])
+  if ('error' in logSettings) {
+    console.error(`kafka-why serve: ${logSettings.error}`)
+    return 2
+  }
   const file = args.config ?? process.env.KAFKA_WHY_CONFIG ?? 'kafka-why.yaml'
   let text: string
   try {
@@ -49,13 +58,14 @@ export async function run(argv: string[]): Promise<number> {
     throw err
   }
 
+  const log = createLogger({ ...logSettings, bindings: { cmd: 'serve' } })
   const store = openStore(process.env)
-  const removeGuards = guardProcess()
+  const removeGuards = guardProcess(log)
   let service
   try {
-    service = await startLiveService({ config, store, bot: !args['no-bot'] })
+    service = await startLiveService({ config, store, bot: !args['no-bot'], log })
   } catch (err) {
-    console.error(redactText(`kafka-why serve: cannot start: ${(err as Error).message}`))
+    log.fatal(`cannot start: ${(err as Error).message}`)
     removeGuards()
     await store.close()
     return 1
@@ -64,7 +74,7 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => resolve())
     process.once('SIGINT', () => resolve())
   })
-  console.log('kafka-why serve: stopping')
+  log.info('stopping')
   await service.stop()
   await store.close()
   removeGuards()
@@ -76,10 +86,10 @@ export async function run(argv: string[]): Promise<number> {
  * dependency failing between two awaits) is logged with an id, redacted, and the process keeps
  * serving instead of exiting with a stack trace that may carry a token.
  */
-function guardProcess(): () => void {
+function guardProcess(log: Logger): () => void {
   const onRejection = (reason: unknown) => {
     const id = `E-${randomBytes(4).toString('hex')}`
-    console.error(`kafka-why serve: unexpected rejection [${id}], still serving: ${formatRedacted(reason)}`)
+    log.error({ errorId: id }, 'unexpected rejection, still serving', reason)
   }
   process.on('unhandledRejection', onRejection)
   return () => process.off('unhandledRejection', onRejection)
