@@ -3,17 +3,19 @@ import { HostAgent } from '../../adapters/agent/host-agent.js'
 import { parseInterval } from '../../adapters/agent/parse-interval.js'
 import { SignalWriter, type WriteOutcome } from '../../engine/ingest.js'
 import { openStore } from '../../engine/store/open-store.js'
+import { createLogger, logSettingsFrom, type Logger } from '../../logging/logger.js'
 import type { Signal } from '../../signals/signal.js'
 import { parseCommandArgs } from '../command-setup.js'
 
-const USAGE = `usage: kafka-why agent --broker <id> --pid <pid|pidfile> [--cluster <name>] [--interval 15s] [--once] [--print]
+const USAGE = `usage: kafka-why agent --broker <id> --pid <pid|pidfile> [--cluster <name>] [--interval 15s] [--once] [--print] [--log-level info]
                        [--topic <signals topic> --bootstrap <host:port,…>]
 
 Reads the broker process's /proc/<pid>/fd and /proc/<pid>/maps counts, its open-files limit and
 vm.max_map_count, and ships fd.open, fd.max, mmap.count and mmap.max to the store (Redis when
 REDIS_URL is set), or with --topic to the signals topic that \`serve\` consumes. --once takes one
 reading and exits (1 when the process cannot be read or the reading not stored);
---print also writes each signal as a JSON line on stdout.`
+--print also writes each signal as a JSON line on stdout. Problems are logged on stderr as serve's are
+(JSON lines, readable on a terminal; --log-level or KAFKA_WHY_LOG_LEVEL, default info).`
 
 /** `kafka-why agent`: the host agent for one broker. */
 export async function run(argv: string[]): Promise<number> {
@@ -29,6 +31,7 @@ export async function run(argv: string[]): Promise<number> {
       print: { type: 'boolean', default: false },
       topic: { type: 'string' },
       bootstrap: { type: 'string' },
+      'log-level': { type: 'string' },
     },
     false,
   )
@@ -48,22 +51,28 @@ export async function run(argv: string[]): Promise<number> {
     console.error('kafka-why agent: --topic and --bootstrap go together')
     return 2
   }
+  const logSettings = logSettingsFrom(process.env, args['log-level'])
+  if ('error' in logSettings) {
+    console.error(`kafka-why agent: ${logSettings.error}`)
+    return 2
+  }
+  const log = createLogger({ ...logSettings, bindings: { cmd: 'agent', cluster: args.cluster, broker: args.broker } })
   const print = args.print || args.once
-  if (args.topic) return runToTopic(args.topic, args.bootstrap!.split(','), { cluster: args.cluster!, broker: args.broker, pid: args.pid, intervalMs, once: args.once!, print: print! })
+  if (args.topic) return runToTopic(args.topic, args.bootstrap!.split(','), { cluster: args.cluster!, broker: args.broker, pid: args.pid, intervalMs, once: args.once!, print: print!, log })
   const store = openStore(process.env)
   if (!process.env.REDIS_URL && !print) {
-    console.error('kafka-why agent: REDIS_URL is not set, so readings stay in this process; set it to ship them (or use --print)')
+    log.warn('REDIS_URL is not set, so readings stay in this process; set it to ship them (or use --print)')
   }
   // Buffered writes: a store outage holds readings (up to the writer's bound) instead of losing them.
   const writer = new SignalWriter(store, {
     onEvent: (e) => {
-      if (e.kind === 'store-down' && e.attempt === 1) console.error(`kafka-why agent: store unavailable, holding readings: ${e.message}`)
-      if (e.kind === 'store-up') console.error(`kafka-why agent: store back, ${e.buffered} readings still to write`)
+      if (e.kind === 'store-down' && e.attempt === 1) log.error(`store unavailable, holding readings: ${e.message}`)
+      if (e.kind === 'store-up') log.info(`store back, ${e.buffered} readings still to write`)
     },
   })
   const report = (o: WriteOutcome) => {
     const rejected = Object.entries(o.rejected)
-    if (rejected.length) console.error(`kafka-why agent: not stored: ${rejected.map(([k, n]) => `${n} (${k})`).join(', ')}`)
+    if (rejected.length) log.warn(`not stored: ${rejected.map(([k, n]) => `${n} (${k})`).join(', ')}`)
     return rejected.length === 0
   }
   let lastWrite: Promise<boolean> = Promise.resolve(true)
@@ -76,15 +85,15 @@ export async function run(argv: string[]): Promise<number> {
   try {
     if (args.once) {
       const o = await agent.sampleOnce()
-      if (!o.ok) console.error(`kafka-why agent: ${o.error}`)
+      if (!o.ok) log.error(o.error)
       const stored = await Promise.race([lastWrite, new Promise<boolean>((r) => setTimeout(() => r(false), 5000).unref())])
-      if (!stored) console.error('kafka-why agent: the reading could not be stored')
+      if (!stored) log.error('the reading could not be stored')
       return o.ok && stored ? 0 : 1
     }
     const sleeper = intervalSleeper()
     do {
       const o = await agent.sampleOnce().catch((err: Error) => ({ ok: false as const, error: err.message, signals: [] }))
-      if (!o.ok) console.error(`kafka-why agent: ${o.error}`)
+      if (!o.ok) log.error(o.error)
     } while (await sleeper.sleep(intervalMs))
     return 0
   } finally {
@@ -120,7 +129,7 @@ function intervalSleeper(): { sleep(ms: number): Promise<boolean> } {
 async function runToTopic(
   topic: string,
   brokers: string[],
-  o: { cluster: string; broker: string; pid: string; intervalMs: number; once: boolean; print: boolean },
+  o: { cluster: string; broker: string; pid: string; intervalMs: number; once: boolean; print: boolean; log: Logger },
 ): Promise<number> {
   const producer = new SignalsTopicProducer({ brokers, topic, clientId: `kafka-why-agent-${o.broker}` })
   let lastSend: Promise<boolean> = Promise.resolve(true)
@@ -129,7 +138,7 @@ async function runToTopic(
     lastSend = producer.send(signals).then(
       () => true,
       (err: Error) => {
-        console.error(`kafka-why agent: cannot send to ${topic}: ${err.message}`)
+        o.log.error({ topic }, `cannot send to ${topic}: ${err.message}`)
         return false
       },
     )
@@ -138,14 +147,14 @@ async function runToTopic(
   try {
     if (o.once) {
       const r = await agent.sampleOnce()
-      if (!r.ok) console.error(`kafka-why agent: ${r.error}`)
+      if (!r.ok) o.log.error(r.error)
       const sent = await lastSend
       return r.ok && sent ? 0 : 1
     }
     const sleeper = intervalSleeper()
     do {
       const r = await agent.sampleOnce()
-      if (!r.ok) console.error(`kafka-why agent: ${r.error}`)
+      if (!r.ok) o.log.error(r.error)
       await lastSend
     } while (await sleeper.sleep(o.intervalMs))
     return 0

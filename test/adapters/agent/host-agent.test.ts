@@ -93,6 +93,8 @@ describe('adapters/agent/host-agent', () => {
   it('exits 1 with a clear message when the process is not there', async () => {
     const err = await run('node', ['cli/kafka-why.mjs', 'agent', '--broker', '1', '--pid', '999999999', '--once'], { env: { ...process.env, REDIS_URL: '' } }).catch((e) => e)
     expect(err.code).toBe(1)
-    expect(err.stderr).toContain('process 999999999 is not running')
+    // Off a terminal the agent logs JSON lines, with its broker on each.
+    const records = String(err.stderr).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(records).toContainEqual(expect.objectContaining({ level: 'error', cmd: 'agent', broker: '1', msg: expect.stringContaining('process 999999999 is not running') }))
   })
 })
