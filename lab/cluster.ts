@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
@@ -39,6 +40,11 @@ export type ClusterOptions = {
   zkSessionTimeoutMs?: number
   /** How long to wait for the cluster to become ready; default 120 s. */
   readyTimeoutMs?: number
+  /**
+   * Brokers run as another user (uid/gid, through setpriv), keyed by broker id: their directories are
+   * handed to that user, and file permissions then bite as in production (root ignores them).
+   */
+  runAsById?: Record<number, { uid: number; gid: number }>
 }
 
 /** One running broker and where its evidence is written. */
@@ -75,6 +81,11 @@ export type LabCluster = {
   runtime: KafkaRuntime
   /** JVM start time of each broker (ISO with offset), for the gc log's uptime decorations. */
   jvmStartedAt: Record<number, string>
+  /**
+   * Starts a broker that has exited (killed, halted, stopped) again with the same command line and
+   * resolves once its log says it started; its process handle and pid are replaced.
+   */
+  restartBroker(id: number, timeoutMs?: number): Promise<void>
   /** Stops brokers (SIGTERM, then SIGKILL after graceMs), then ZooKeeper; idempotent. */
   stop(options?: { graceMs?: number }): Promise<void>
 }
@@ -118,6 +129,15 @@ function kraftClusterId(): string {
 }
 
 const STARTED_LINE = /\] started \(kafka\.server\.KafkaServer\)|Kafka Server started \(kafka\.server\.KafkaRaftServer\)/
+const STARTED_LINES = new RegExp(STARTED_LINE.source, 'g')
+
+async function startedCount(serverLog: string): Promise<number> {
+  try {
+    return ((await readFile(serverLog, 'utf8')).match(STARTED_LINES) ?? []).length
+  } catch {
+    return 0
+  }
+}
 
 /**
  * Starts ZooKeeper (in ZooKeeper mode) and `brokers` real Kafka brokers on 127.0.0.1 with Kafka's own
@@ -225,6 +245,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
 
     const brokers: LabBroker[] = []
     const jvmStartedAt: Record<number, string> = {}
+    const spawnBroker = new Map<number, () => ManagedProcess>()
+    if (options.runAsById && Object.keys(options.runAsById).length > 0) chmodSync(dir, 0o755)
     for (const id of ids) {
       const p = ports.get(id)!
       const home = join(dir, `broker-${id}`)
@@ -293,13 +315,24 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
         jvm.push(`-javaagent:${runtime.exporterAgent}=127.0.0.1:${p.exporterPort}:${join(LAB_DIR, 'kafka-exporter.yaml')}`)
       }
       const fdLimit = options.fdLimitById?.[id] ?? options.fdLimit
-      jvmStartedAt[id] = isoNow()
-      const proc = spawnManaged(runtime.java, [...jvm, '-cp', runtime.classpath, 'kafka.Kafka', configFile], {
-        stdoutFile: join(logDir, 'stdout.log'),
-        stderrFile: join(logDir, 'stdout.log'),
-        fdLimit,
-      })
-      started.push(proc)
+      const runAs = options.runAsById?.[id]
+      if (runAs) {
+        const own = spawnSync('chown', ['-R', `${runAs.uid}:${runAs.gid}`, home], { encoding: 'utf8' })
+        if (own.status !== 0) throw new Error(`cannot hand ${home} to uid ${runAs.uid} (root needed): ${own.stderr.trim()}`)
+      }
+      const spawnThis = () => {
+        jvmStartedAt[id] = isoNow()
+        const p = spawnManaged(runtime.java, [...jvm, '-cp', runtime.classpath, 'kafka.Kafka', configFile], {
+          stdoutFile: join(logDir, 'stdout.log'),
+          stderrFile: join(logDir, 'stdout.log'),
+          fdLimit,
+          runAs,
+        })
+        started.push(p)
+        return p
+      }
+      spawnBroker.set(id, spawnThis)
+      const proc = spawnThis()
       brokers.push({
         id,
         port: p.port,
@@ -346,6 +379,22 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
       brokers,
       runtime,
       jvmStartedAt,
+      async restartBroker(id, timeoutMs = readyTimeoutMs) {
+        const b = brokers.find((x) => x.id === id)
+        const spawnThis = spawnBroker.get(id)
+        if (!b || !spawnThis) throw new Error(`no broker ${id} in this cluster`)
+        if (b.process.alive()) throw new Error(`broker ${id} is still running (pid ${b.pid})`)
+        const before = await startedCount(b.serverLog)
+        const p = spawnThis()
+        b.process = p
+        b.pid = p.pid
+        await waitFor(async () => (await startedCount(b.serverLog)) > before, {
+          timeoutMs,
+          intervalMs: 500,
+          what: `broker ${id} restart`,
+          abortIf: () => (p.alive() ? undefined : `exited; see ${b.serverLog} and ${join(b.logDir, 'stdout.log')}`),
+        })
+      },
       // A KRaft node left without a quorum cannot shut down cleanly, so it gets less time.
       stop: (o) => stopAll(o?.graceMs ?? (mode === 'kraft' ? 4_000 : 10_000)),
     }

@@ -10,6 +10,8 @@ export type LabVerdict = {
   ruleIds: string[]
   /** Cause texts, best first. */
   causes: string[]
+  /** Each cause's severity, in the same order. */
+  severities: string[]
   /** Epoch ms of the top cause's match (when its condition became true). */
   matchedAt?: number
   /** Near-miss messages, for the README of a negative control. */
@@ -21,7 +23,7 @@ export type LabVerdict = {
 }
 
 type DiagnosisJson = {
-  causes?: { ruleId: string; cause: string; matchedAt?: number }[]
+  causes?: { ruleId: string; severity: string; cause: string; matchedAt?: number }[]
   nearMisses?: { ruleId: string; message: string }[]
 }
 
@@ -64,6 +66,7 @@ export async function diagnoseIncident(dir: string, broker: string, timeoutMs = 
   return {
     ruleIds: causes.map((c) => c.ruleId),
     causes: causes.map((c) => c.cause),
+    severities: causes.map((c) => c.severity),
     matchedAt: causes[0]?.matchedAt,
     nearMisses: (parsed.nearMisses ?? []).map((n) => `${n.ruleId}: ${n.message}`),
     via: `kafka-why ${args.map((a) => (a === dir ? dir.replace(`${REPO_DIR}/`, '') : a)).join(' ')}`,
@@ -91,6 +94,7 @@ async function diagnoseInProcess(dir: string, broker: string): Promise<LabVerdic
     return {
       ruleIds: d.causes.map((c) => c.ruleId),
       causes: d.causes.map((c) => c.cause),
+      severities: d.causes.map((c) => c.severity),
       matchedAt: d.causes[0]?.matchedAt,
       nearMisses: d.nearMisses.map((n) => `${n.ruleId}: ${n.message}`),
       via: 'engine diagnose over the incident reader and rules/ (in process; the why command is not in this build)',
@@ -104,8 +108,10 @@ async function diagnoseInProcess(dir: string, broker: string): Promise<LabVerdic
 /** The ways a verdict can disagree with a scenario's expectation; empty when it agrees. */
 export function verdictProblems(verdict: LabVerdict, expect: ScenarioExpectation): string[] {
   const problems: string[] = []
-  const top = [expect.topRule, ...(expect.alsoTop ?? [])]
-  if (!top.includes(verdict.ruleIds[0])) {
+  if (expect.topRule === null) {
+    const loud = verdict.ruleIds.filter((_, i) => verdict.severities[i] !== 'info')
+    if (loud.length) problems.push(`a healthy control, yet causes above info fired: ${loud.join(', ')}`)
+  } else if (![expect.topRule, ...(expect.alsoTop ?? [])].includes(verdict.ruleIds[0])) {
     problems.push(`top cause is ${verdict.ruleIds[0] ?? 'nothing'}, expected ${expect.topRule} (causes: ${verdict.ruleIds.join(', ') || 'none'})`)
   }
   for (const r of expect.absentRules) if (verdict.ruleIds.includes(r)) problems.push(`${r} fired but must not`)

@@ -32,6 +32,8 @@ export type SpawnOptions = {
   fdLimit?: number
   /** Text written to stdin, which is then closed. */
   stdin?: string
+  /** Run as this user and group (setpriv(1), from root) so file permissions apply to the process. */
+  runAs?: { uid: number; gid: number }
 }
 
 const live = new Set<ManagedProcess>()
@@ -89,10 +91,14 @@ export function spawnManaged(command: string, args: string[], options: SpawnOpti
   installExitHooks()
   const out = options.stdoutFile ? openSync(options.stdoutFile, 'a') : 'ignore'
   const err = options.stderrFile ? openSync(options.stderrFile, 'a') : 'ignore'
+  const [userCmd, userArgs] =
+    options.runAs !== undefined
+      ? ['setpriv', [`--reuid=${options.runAs.uid}`, `--regid=${options.runAs.gid}`, '--clear-groups', '--', command, ...args]]
+      : [command, args]
   const [cmd, argv] =
     options.fdLimit !== undefined
-      ? ['prlimit', [`--nofile=${options.fdLimit}:${options.fdLimit}`, '--', command, ...args]]
-      : [command, args]
+      ? ['prlimit', [`--nofile=${options.fdLimit}:${options.fdLimit}`, '--', userCmd, ...userArgs]]
+      : [userCmd, userArgs]
   const child = spawn(cmd, argv, {
     cwd: options.cwd,
     env: options.env ?? process.env,

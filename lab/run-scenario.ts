@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { diagnoseIncident, DiagnosisUnavailable, verdictProblems, type LabVerdict } from './diagnose-incident.js'
 import { ensureKafkaRuntime, REPO_DIR } from './kafka-runtime.js'
+import { FaultUnavailable } from './faults/requirements.js'
 import type { Scenario, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 
 /** Scenario names → their modules, loaded only when run. */
@@ -13,6 +14,9 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'roll-storm': () => import('./scenarios/roll-storm.js'),
   'group-churn': () => import('./scenarios/group-churn.js'),
   'down-conversion': () => import('./scenarios/down-conversion.js'),
+  'disk-full': () => import('./scenarios/disk-full.js'),
+  'log-dir-unreadable': () => import('./scenarios/log-dir-unreadable.js'),
+  'disk-io-error': () => import('./scenarios/disk-io-error.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
@@ -50,6 +54,8 @@ export type ScenarioReport = {
   /** From fault injection to the top cause's match time in the signals (ms). */
   faultToMatchMs?: number
   totalMs: number
+  /** The cluster's scratch directory (gone afterwards unless kept). */
+  workDir: string
 }
 
 /**
@@ -61,10 +67,13 @@ export async function runScenario(name: string, options: RunOptions = {}): Promi
   const load = SCENARIOS[name]
   if (!load) throw new Error(`unknown scenario '${name}' (known: ${Object.keys(SCENARIOS).join(', ')})`)
   const { scenario } = await load()
+  const cannot = scenario.unavailable?.()
+  if (cannot) throw new FaultUnavailable(`${name} cannot run on this machine: ${cannot}`)
   const log = options.log ?? ((m: string) => console.log(`[lab ${name}] ${m}`))
   const started = Date.now()
   const runtime = ensureKafkaRuntime()
-  const workDir = mkdtempSync(join(tmpdir(), `kafka-why-lab-${name}-`))
+  // A neutral name: brokers print their directories, and no log line may name the scenario.
+  const workDir = mkdtempSync(join(tmpdir(), 'kafka-why-lab-'))
   const outDir = options.outDir ?? join(REPO_DIR, 'test', 'incidents', `lab-${name}`)
   let outcome: ScenarioOutcome
   try {
@@ -75,7 +84,7 @@ export async function runScenario(name: string, options: RunOptions = {}): Promi
   }
   log(`incident recorded in ${outDir}`)
   writeFileSync(join(outDir, LAB_EXPECTATION_FILE), JSON.stringify({ scenario: name, broker: outcome.broker, faultAt: new Date(outcome.faultAt).toISOString(), expect: outcome.expect }, null, 2) + '\n')
-  if (options.diagnose === false) return { outcome, problems: [], totalMs: Date.now() - started }
+  if (options.diagnose === false) return { outcome, problems: [], totalMs: Date.now() - started, workDir }
 
   let verdict: LabVerdict | undefined
   let unavailable: string | undefined
@@ -95,6 +104,7 @@ export async function runScenario(name: string, options: RunOptions = {}): Promi
     faultToDiagnosisMs: verdict ? diagnosedAt - outcome.faultAt : undefined,
     faultToMatchMs: verdict?.matchedAt !== undefined ? verdict.matchedAt - outcome.faultAt : undefined,
     totalMs: diagnosedAt - started,
+    workDir,
   }
   appendFileSync(join(outDir, 'README.md'), verdictSection(report))
   return report

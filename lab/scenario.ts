@@ -12,8 +12,8 @@ export type ScenarioNeeds = {
 
 /** What the diagnosis of the recorded incident must say. */
 export type ScenarioExpectation = {
-  /** Rule id that must rank first. */
-  topRule: string
+  /** Rule id that must rank first; null for a healthy control, where no cause above info may fire. */
+  topRule: string | null
   /** Other rule ids that may rank first instead (the same cause seen by a more specific rule). */
   alsoTop?: string[]
   /** Rule ids that must not appear among the causes at all. */
@@ -49,5 +49,9 @@ export type Scenario = {
   name: string
   summary: string
   needs: ScenarioNeeds
+  /** What the machine must offer beyond Java (root, a kernel feature, a tool), for the docs' table. */
+  requires?: string
+  /** Why this machine cannot inject the fault (checked before any cluster starts), or undefined. */
+  unavailable?(): string | undefined
   run(ctx: ScenarioContext): Promise<ScenarioOutcome>
 }

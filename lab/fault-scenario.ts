@@ -1,0 +1,191 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import kafkajs from 'kafkajs'
+import { startCluster, type ClusterOptions, type LabBroker, type LabCluster } from './cluster.js'
+import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from './incident-recorder.js'
+import { startJavaTool } from './java-tool.js'
+import type { ManagedProcess } from './managed-process.js'
+import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
+import { createTopic } from './session-stall.js'
+
+/** What a fault scenario's steps get: the running cluster, the broker under test, and the run's clock. */
+export type FaultEnv = {
+  ctx: ScenarioContext
+  cluster: LabCluster
+  /** The broker the fault is aimed at and whose diagnosis is asked for. */
+  target: LabBroker
+  /** The active controller when the fault was injected (ZooKeeper mode), -1 when unknown. */
+  controller: number
+  /** Epoch ms of the injection (0 before it). */
+  faultAt: number
+  /** Directory of the clients' logs. */
+  clientsDir: string
+}
+
+/** One fault scenario, declared: the harness starts, loads, injects, waits, records and cleans up. */
+export type FaultScenarioSpec = {
+  slug: string
+  /** The README's title after the slug. */
+  title: string
+  brokers: number
+  cluster?: Omit<ClusterOptions, 'brokers' | 'dir' | 'mode'>
+  topic: { name: string; partitions: number; replicationFactor: number; configs?: Record<string, string> }
+  /** kafka-producer-perf-test load; acks=all when the fault is about durability. */
+  producer: { acks: 'all' | '1'; recordsPerSec: number; recordBytes: number }
+  /** Steady load before the fault. */
+  warmupMs: number
+  /**
+   * Before the cluster starts (mounts over a broker's data dir). Returns the undo, run after every
+   * process is gone, even when the run fails.
+   */
+  prepare?(workDir: string, dataDirOf: (id: number) => string): Promise<() => void> | (() => void)
+  /** The broker to fault and diagnose; default the lowest id that is not the controller. */
+  pickTarget?(cluster: LabCluster, controller: number): number
+  /** Injects the fault; returns the undo for anything it holds (run in finally), or nothing. */
+  inject(env: FaultEnv): Promise<(() => void) | void>
+  /** The aftermath: waits for the fault's consequences (and any repair such as a restart). */
+  aftermath(env: FaultEnv): Promise<void>
+  /** Figures counted in the recorded files, for the README and the lab table. */
+  measure(env: FaultEnv): Record<string, string | number>
+  /** README paragraph: what was done, with the figures that make it reproducible. */
+  whatWasDone(env: FaultEnv): string
+  expect: ScenarioExpectation
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** The ZooKeeper-mode controller over the admin API, -1 when the cluster does not say. */
+export async function zkController(cluster: LabCluster): Promise<number> {
+  const kafka = new kafkajs.Kafka({ clientId: 'kafka-why-lab', brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
+  const admin = kafka.admin()
+  try {
+    await admin.connect()
+    return (await admin.describeCluster()).controller ?? -1
+  } catch {
+    return -1
+  } finally {
+    await admin.disconnect().catch(() => {})
+  }
+}
+
+/** Starts kafka-producer-perf-test on the spec's topic, its WARN/ERROR log in clients/producer.log. */
+function startProducer(env: Pick<FaultEnv, 'ctx' | 'cluster' | 'clientsDir'>, spec: FaultScenarioSpec): ManagedProcess {
+  const p = spec.producer
+  return startJavaTool(
+    env.ctx.runtime,
+    'org.apache.kafka.tools.ProducerPerformance',
+    ['--topic', spec.topic.name, '--num-records', '100000000', '--record-size', String(p.recordBytes), '--throughput', String(p.recordsPerSec),
+      '--producer-props', `bootstrap.servers=${env.cluster.bootstrap}`, `acks=${p.acks}`, 'client.id=perf-1', 'linger.ms=5',
+      'delivery.timeout.ms=30000', 'request.timeout.ms=10000'],
+    { stdoutFile: join(env.clientsDir, 'producer-perf.out'), logFile: join(env.clientsDir, 'producer.log') },
+  )
+}
+
+/**
+ * Runs a declared fault scenario on a fresh ZooKeeper-mode cluster: prepare (mounts), start, topic,
+ * producer load and scrapes, warm-up, config facts, injection, aftermath, then records the incident
+ * under ctx.outDir. Every process it started is stopped and every undo run, whatever happens.
+ */
+export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenarioSpec): Promise<ScenarioOutcome> {
+  const dataDirOf = (id: number) => join(ctx.workDir, `broker-${id}`, 'data')
+  const undos: (() => void)[] = []
+  const runUndos = () => {
+    for (const u of undos.reverse()) {
+      try {
+        u()
+      } catch (err) {
+        ctx.log(`cleanup: ${(err as Error).message}`)
+      }
+    }
+    undos.length = 0
+  }
+  let cluster: LabCluster | undefined
+  let recorder: ScrapeRecorder | undefined
+  let producer: ManagedProcess | undefined
+  try {
+    if (spec.prepare) undos.push(await spec.prepare(ctx.workDir, dataDirOf))
+    ctx.log(`starting ZooKeeper and ${spec.brokers} broker(s)`)
+    cluster = await startCluster({ heapMb: 320, ...spec.cluster, brokers: spec.brokers, mode: 'zk', dir: ctx.workDir })
+    const clientsDir = join(ctx.workDir, 'clients')
+    mkdirSync(clientsDir, { recursive: true })
+    await createTopic(cluster, spec.topic.name, spec.topic.partitions, spec.topic.replicationFactor, spec.topic.configs ?? {})
+    const controller = await zkController(cluster)
+    const targetId = spec.pickTarget?.(cluster, controller) ?? cluster.brokers.find((b) => b.id !== controller)?.id ?? 1
+    const target = cluster.brokers.find((b) => b.id === targetId)!
+    const env: FaultEnv = { ctx, cluster, target, controller, faultAt: 0, clientsDir }
+    recorder = new ScrapeRecorder(cluster)
+    recorder.start()
+    producer = startProducer(env, spec)
+    await sleep(spec.warmupMs)
+    const facts = await readConfigFacts(cluster, [spec.topic.name], Date.now())
+    env.faultAt = Date.now()
+    ctx.log(`controller is broker ${controller}; injecting the fault on broker ${target.id}`)
+    const undo = await spec.inject(env)
+    if (undo) undos.push(undo)
+    await spec.aftermath(env)
+    await producer.stop(3_000)
+    await recorder.stop()
+    await cluster.stop({ graceMs: 5_000 })
+    runUndos()
+    const measured = spec.measure(env)
+    writeIncident({
+      outDir: ctx.outDir,
+      cluster,
+      signals: [...recorder.signals, ...facts],
+      extraFiles: [
+        { from: join(clientsDir, 'producer.log'), to: 'clients/producer.log', format: 'client' },
+        { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },
+      ],
+      readme: faultReadme(spec, env, measured),
+    })
+    return { slug: spec.slug, outDir: ctx.outDir, broker: String(target.id), faultAt: env.faultAt, expect: spec.expect, facts: measured }
+  } finally {
+    await producer?.stop(1_000)
+    await recorder?.stop()
+    await cluster?.stop({ graceMs: 2_000 })
+    runUndos()
+  }
+}
+
+function faultReadme(spec: FaultScenarioSpec, env: FaultEnv, measured: Record<string, string | number>): string {
+  const { topic, producer } = spec
+  const expect = spec.expect
+  const expected =
+    expect.topRule === null
+      ? `Broker ${env.target.id}: a healthy control, so no cause above \`info\` may fire${expect.absentRules.length ? `; in particular not ${expect.absentRules.map((r) => `\`${r}\``).join(', ')}` : ''}.`
+      : `Broker ${env.target.id}: \`${expect.topRule}\` ranks first${expect.alsoTop?.length ? ` (or ${expect.alsoTop.map((r) => `\`${r}\``).join(', ')})` : ''}${expect.absentRules.length ? `; ${expect.absentRules.map((r) => `\`${r}\``).join(', ')} must not fire` : ''}.`
+  return `# ${spec.slug}: ${spec.title}
+
+Recorded by \`npm run lab -- ${spec.slug.replace(/^lab-/, '')}\` on a real Apache Kafka 3.9 cluster (ZooKeeper mode, ${spec.brokers} broker(s),
+OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing was edited.
+Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC. The cluster's directory was a neutral temporary path, so no
+log line names the scenario.
+
+**What was done.** Topic \`${topic.name}\` (${topic.partitions} partitions, RF ${topic.replicationFactor}${Object.entries(topic.configs ?? {}).map(([k, v]) => `, \`${k}=${v}\``).join('')}) took
+${producer.recordsPerSec} records/s of ${producer.recordBytes} B from \`kafka-producer-perf-test\` (\`acks=${producer.acks}\`). The controller was
+broker ${env.controller}. After ${spec.warmupMs / 1000} s of steady load, at ${new Date(env.faultAt).toISOString()}: ${spec.whatWasDone(env)}
+
+**What it did** (counted in the recorded files):
+
+${measuredTable(measured)}
+
+## Files
+
+| file | what |
+|---|---|
+| \`broker-N/server.log\`, \`controller.log\`, \`state-change.log\` | each broker's log4j output, Kafka's own layout |
+| \`broker-N/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
+| \`clients/producer.log\` | the producer's WARN/ERROR log4j output (Kafka's layout) |
+| \`clients/producer-perf.out\` | the perf tool's progress lines (no timestamps; not listed as a source) |
+| \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source: its lines name sessions, not brokers) |
+| \`signals.jsonl\` | JMX exporter scrapes every 2 s through the Prometheus adapter, and the brokers' and topic's configs (describeConfigs) before the fault |
+
+## Expected diagnosis
+
+${expected}
+Asserted on the recording by \`test/lab/recorded.test.ts\`.
+`
+}
+
+/** Waits `ms`, then returns; for aftermaths that are a fixed observation window. */
+export const pause = sleep
