@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import type { Redis } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
 
 /**
  * Loads the documented Lua files of engine/store/lua/ and registers each as an ioredis command.
@@ -28,7 +28,7 @@ const SCRIPT_FILE = /^([a-z][a-z0-9-]*)-(\d+)\.lua$/
 const camelCase = (kebab: string) => kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 
 /** Registers every script of the lua directory on a client; returns the command names defined. */
-export function defineScripts(redis: Redis, dir: URL = new URL('./lua/', import.meta.url)): string[] {
+export function defineScripts(redis: Redis | Cluster, dir: URL = new URL('./lua/', import.meta.url)): string[] {
   const defined: string[] = []
   for (const file of readdirSync(dir).sort()) {
     const m = SCRIPT_FILE.exec(file)

@@ -12,14 +12,29 @@ export type OpenStoreOptions = StoreCaps & {
   commandTimeoutMs?: number
 }
 
+/** Which environment variable points the store at Redis: what commands name when they say where history comes from. */
+export type SharedStoreSource = 'REDIS_URL' | 'REDIS_CLUSTER_NODES'
+
 /**
- * One switch for every command: Redis when REDIS_URL is set (what a team deploys), otherwise the
- * embedded in-memory store, so `why --replay` and tests need nothing running. Connecting is lazy:
- * the first call reports an unreachable Redis as a StoreUnavailableError. Call close() when done,
- * or the Redis connection keeps the process alive.
+ * The shared store the environment names, or undefined for the embedded one. Both set is still
+ * answered (REDIS_CLUSTER_NODES); opening that store then fails on every call with the reason.
+ */
+export function sharedStoreSource(env: Record<string, string | undefined>): SharedStoreSource | undefined {
+  if (env.REDIS_CLUSTER_NODES?.trim()) return 'REDIS_CLUSTER_NODES'
+  if (env.REDIS_URL?.trim()) return 'REDIS_URL'
+  return undefined
+}
+
+/**
+ * One switch for every command: Redis when REDIS_URL is set, a Redis Cluster when
+ * REDIS_CLUSTER_NODES is (what a team deploys), otherwise the embedded in-memory store, so
+ * `why --replay` and tests need nothing running. Both set is a configuration error that every call
+ * of the store reports. Connecting is lazy: the first call reports an unreachable Redis as a
+ * StoreUnavailableError. Call close() when done, or the Redis connection keeps the process alive.
  */
 export function openStore(env: Record<string, string | undefined> = process.env, options: OpenStoreOptions = {}): Store {
-  const url = env.REDIS_URL?.trim()
-  if (!url) return new MemoryStore(options)
-  return new RedisStore({ ...options, url, prefix: options.prefix ?? env.KAFKA_WHY_REDIS_PREFIX ?? DEFAULT_PREFIX })
+  const url = env.REDIS_URL?.trim() || undefined
+  const clusterNodes = env.REDIS_CLUSTER_NODES?.trim() || undefined
+  if (!url && !clusterNodes) return new MemoryStore(options)
+  return new RedisStore({ ...options, url, clusterNodes, prefix: options.prefix ?? env.KAFKA_WHY_REDIS_PREFIX ?? DEFAULT_PREFIX })
 }

@@ -1,8 +1,10 @@
-import { Redis, ReplyError, type ChainableCommander } from 'ioredis'
+import { Cluster, Redis, ReplyError, type ChainableCommander } from 'ioredis'
 import { checkBrokerId } from '../broker-id.js'
 import { lookupSignal } from '../../signals/catalogue.js'
 import { validateSignal } from '../../signals/jsonl.js'
 import type { Signal } from '../../signals/signal.js'
+import { keySlot } from './cluster-slot.js'
+import { displayClusterNodes, parseClusterNodes } from './cluster-nodes.js'
 import { brokerMember, brokerMemberPrefix, byTime, createKeys, decodeMember, factField, signalMember, type Keys } from './keys.js'
 import { defineScripts, type ScriptCommands } from './lua-scripts.js'
 import { DEFAULT_AUDIT_CAP, DEFAULT_BROKERS_PER_CLUSTER, DEFAULT_DIAGNOSES_CAP, compareBrokerRefs, withoutUndefined, type StoreCaps } from './memory-store.js'
@@ -23,8 +25,13 @@ import type {
 
 /** How to reach Redis and how hard to try before telling the user it is down. */
 export type RedisStoreOptions = StoreCaps & {
-  /** redis://[user:password@]host:port[/db] */
-  url: string
+  /** One Redis: redis://[user:password@]host:port[/db] (REDIS_URL). */
+  url?: string
+  /**
+   * A Redis Cluster instead: its seed nodes, `host:port[,host:port…]` or redis[s]:// URLs carrying
+   * the login (REDIS_CLUSTER_NODES; see cluster-nodes.ts). Giving both is a configuration error.
+   */
+  clusterNodes?: string
   /** Key prefix shared by this deployment's keys; default "kafka-why:". */
   prefix?: string
   /** Longest wait for a connection before a call fails. Default 1000 ms. */
@@ -38,7 +45,7 @@ export type RedisStoreOptions = StoreCaps & {
 /** Used when neither the options nor KAFKA_WHY_REDIS_PREFIX name a prefix. */
 export const DEFAULT_PREFIX = 'kafka-why:'
 
-type Scripted = Redis & ScriptCommands
+type Scripted = (Redis | Cluster) & ScriptCommands
 type ScriptedPipeline = ChainableCommander & { [K in keyof ScriptCommands]: (...args: Parameters<ScriptCommands[K]>) => ScriptedPipeline }
 
 /** The URL as shown to people: the password is never printed. */
@@ -86,17 +93,21 @@ function describeFailure(err: unknown): string {
   }
   const message = e?.message ?? String(err)
   if (/WRONGPASS|NOAUTH|invalid password|invalid username/i.test(message)) return 'authentication failed'
+  if (/None of startup nodes is available|Failed to refresh slots cache/i.test(message)) return 'no cluster node answered'
+  if (/^CLUSTERDOWN/.test(message)) return 'the cluster is down (a shard has no master)'
   if (/timed out/i.test(message)) return 'no answer in time'
   return message
 }
 
 /** Outages become StoreUnavailableError; Redis replies and our own bugs keep their identity. */
 function isConnectionFailure(err: unknown): boolean {
-  if (err instanceof StoreUnavailableError || err instanceof ReplyError) return false
+  if (err instanceof StoreUnavailableError) return false
+  // A cluster mid-failover answers these until a replica has taken over: an outage, not a bug.
+  if (err instanceof ReplyError) return /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|MOVED|ASK) /.test((err as Error).message)
   const e = err as { code?: unknown; name?: unknown; message?: unknown } | undefined
   if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return true
   if (e?.name === 'MaxRetriesPerRequestError') return true
-  return typeof e?.message === 'string' && /Connection is closed|Stream isn't writeable|timed out|ECONN|EPIPE/.test(e.message)
+  return typeof e?.message === 'string' && /Connection is closed|Stream isn't writeable|timed out|ECONN|EPIPE|Cluster isn't ready|startup nodes|slots cache|Too many Cluster redirections/.test(e.message)
 }
 
 const encodeAlert = (record: AlertRecord): string[] => {
@@ -114,17 +125,86 @@ const decodeAlert = (hash: Record<string, string>): AlertRecord | undefined => {
 
 /**
  * Deletes exactly the keys under one prefix (SCAN + UNLINK, never FLUSHDB: a Redis may be shared by
- * several stores, benches and test runs); gives how many went.
+ * several stores, benches and test runs); gives how many went. On a Cluster every master is scanned,
+ * and keys are unlinked one slot at a time, since one UNLINK may not span slots.
  */
-export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
+export async function deleteKeysWithPrefix(redis: Redis | Cluster, prefix: string): Promise<number> {
+  if (redis instanceof Cluster) {
+    const counts = await Promise.all(redis.nodes('master').map((node) => deleteOnNode(node, prefix, true)))
+    return counts.reduce((a, b) => a + b, 0)
+  }
+  return deleteOnNode(redis, prefix, false)
+}
+
+async function deleteOnNode(redis: Redis, prefix: string, bySlot: boolean): Promise<number> {
   let cursor = '0'
   let deleted = 0
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
     cursor = next
-    if (keys.length > 0) deleted += await redis.unlink(...keys)
+    if (keys.length === 0) continue
+    if (!bySlot) {
+      deleted += await redis.unlink(...keys)
+      continue
+    }
+    const slots = new Map<number, string[]>()
+    for (const key of keys) {
+      const slot = keySlot(key)
+      const list = slots.get(slot)
+      if (list) list.push(key)
+      else slots.set(slot, [key])
+    }
+    const pipe = redis.pipeline()
+    for (const list of slots.values()) pipe.unlink(...list)
+    for (const [err, n] of (await pipe.exec()) ?? []) {
+      if (err) throw err
+      deleted += n as number
+    }
   } while (cursor !== '0')
   return deleted
+}
+
+/**
+ * A pipeline over a Cluster, used exactly like a single Redis's: each command is routed by its first
+ * key (every command RedisStore pipelines names its key first) to the node serving that key's slot,
+ * one real pipeline per node, all sent at once; exec answers in the order the commands were added.
+ * Commands of one pipeline may thus span shards; each command (and each Lua script) still touches one
+ * slot only, which keys.ts guarantees by hash tags.
+ */
+function routedPipeline(cluster: Cluster): ChainableCommander {
+  const calls: { name: string; args: unknown[] }[] = []
+  const exec = async (): Promise<[Error | null, unknown][]> => {
+    const groups = new Map<string, { pipe: ChainableCommander; positions: number[] }>()
+    calls.forEach(({ name, args }, i) => {
+      const slot = keySlot(String(args[0]))
+      // ioredis accepts a pipeline whose keys all map to one node; before the slot map is known
+      // (or for a slot it has not seen) a group per slot is always accepted.
+      const node = cluster.slots[slot]?.join(';') ?? `slot ${slot}`
+      let group = groups.get(node)
+      if (!group) groups.set(node, (group = { pipe: cluster.pipeline(), positions: [] }))
+      ;(group.pipe as unknown as Record<string, (...a: unknown[]) => unknown>)[name](...args)
+      group.positions.push(i)
+    })
+    const out: [Error | null, unknown][] = new Array(calls.length)
+    await Promise.all(
+      [...groups.values()].map(async ({ pipe, positions }) => {
+        const results = (await pipe.exec()) ?? []
+        positions.forEach((at, j) => (out[at] = results[j] as [Error | null, unknown]))
+      }),
+    )
+    return out
+  }
+  const proxy: ChainableCommander = new Proxy({} as ChainableCommander, {
+    get(_, prop) {
+      if (prop === 'exec') return exec
+      if (typeof prop !== 'string' || prop === 'then') return undefined
+      return (...args: unknown[]) => {
+        calls.push({ name: prop, args })
+        return proxy
+      }
+    },
+  })
+  return proxy
 }
 
 /**
@@ -136,6 +216,7 @@ export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promis
 export class RedisStore implements Store {
   private readonly redis: Scripted
   private readonly keys: Keys
+  /** "Redis at redis://…" or "Redis Cluster at host:port,…", passwords hidden: what error messages name. */
   private readonly where: string
   private readonly connectTimeoutMs: number
   private readonly commandTimeoutMs: number
@@ -146,29 +227,56 @@ export class RedisStore implements Store {
   /** `P brokers` members this process saw admitted: only brokers not in it go through broker-admit. */
   private readonly admitted = new Set<string>()
   private lastError: unknown
-  private readonly urlProblem: string | undefined
+  /** Why the configuration cannot be used (told by every call), or undefined. */
+  private readonly problem: string | undefined
   private connecting?: Promise<void>
   private closed = false
 
   constructor(options: RedisStoreOptions) {
     this.keys = createKeys(options.prefix ?? DEFAULT_PREFIX)
-    this.where = displayRedisUrl(options.url)
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000
     this.commandTimeoutMs = options.commandTimeoutMs ?? 5000
     this.batchSize = options.batchSize ?? 5000
     this.diagnosesCap = options.diagnosesCap ?? DEFAULT_DIAGNOSES_CAP
     this.auditCap = options.auditCap ?? DEFAULT_AUDIT_CAP
     this.brokersPerCluster = options.brokersPerCluster ?? DEFAULT_BROKERS_PER_CLUSTER
-    this.urlProblem = checkRedisUrl(options.url)
-    // A URL we cannot use still yields a store object; every call then reports the problem.
-    const redis = new Redis(this.urlProblem ? 'redis://127.0.0.1:6379' : options.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: this.connectTimeoutMs,
-      commandTimeout: this.commandTimeoutMs,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-    })
+    // A configuration we cannot use still yields a store object; every call then reports the problem.
+    const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1000)
+    let redis: Redis | Cluster
+    if (options.clusterNodes !== undefined) {
+      this.where = `Redis Cluster at ${displayClusterNodes(options.clusterNodes)}`
+      const target = parseClusterNodes(options.clusterNodes)
+      if (options.url !== undefined) this.problem = 'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a Redis Cluster, not both'
+      else if (typeof target === 'string') this.problem = `cannot use REDIS_CLUSTER_NODES '${displayClusterNodes(options.clusterNodes)}': ${target}`
+      const usable = typeof target === 'string' ? { nodes: [{ host: '127.0.0.1', port: 6379 }], tls: false } : target
+      redis = new Cluster(usable.nodes, {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        clusterRetryStrategy: retryStrategy,
+        slotsRefreshTimeout: this.connectTimeoutMs,
+        redisOptions: {
+          maxRetriesPerRequest: 0,
+          connectTimeout: this.connectTimeoutMs,
+          commandTimeout: this.commandTimeoutMs,
+          username: usable.username,
+          password: usable.password,
+          tls: usable.tls ? {} : undefined,
+        },
+      })
+    } else {
+      const url = options.url ?? ''
+      this.where = `Redis at ${displayRedisUrl(url)}`
+      const urlProblem = checkRedisUrl(url)
+      if (urlProblem) this.problem = `cannot use Redis URL '${displayRedisUrl(url)}': ${urlProblem}`
+      redis = new Redis(urlProblem ? 'redis://127.0.0.1:6379' : url, {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        connectTimeout: this.connectTimeoutMs,
+        commandTimeout: this.commandTimeoutMs,
+        retryStrategy,
+      })
+    }
     redis.on('error', (err) => {
       this.lastError = err
     })
@@ -182,12 +290,12 @@ export class RedisStore implements Store {
   }
 
   private unavailable(err: unknown): StoreUnavailableError {
-    return new StoreUnavailableError(`cannot reach Redis at ${this.where}: ${describeFailure(err ?? this.lastError)}`, { cause: err })
+    return new StoreUnavailableError(`cannot reach ${this.where}: ${describeFailure(err ?? this.lastError)}`, { cause: err })
   }
 
   /** Waits for a usable connection, never longer than connectTimeoutMs. */
   private async ready(): Promise<void> {
-    if (this.urlProblem) throw new StoreUnavailableError(`cannot use Redis URL '${this.where}': ${this.urlProblem}`)
+    if (this.problem) throw new StoreUnavailableError(this.problem)
     if (this.closed) throw new StoreUnavailableError(`the store for ${this.where} is closed`)
     const redis = this.redis
     if (redis.status === 'ready') return
@@ -251,7 +359,7 @@ export class RedisStore implements Store {
   }
 
   private pipeline(): ScriptedPipeline {
-    return this.redis.pipeline() as ScriptedPipeline
+    return (this.redis instanceof Cluster ? routedPipeline(this.redis) : this.redis.pipeline()) as ScriptedPipeline
   }
 
   async append(signals: Signal[]): Promise<AppendResult> {

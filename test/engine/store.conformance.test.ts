@@ -3,18 +3,22 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Signal } from '../../signals/signal.js'
 import { MemoryStore, type StoreCaps } from '../../engine/store/memory-store.js'
-import { RedisStore } from '../../engine/store/redis-store.js'
+import { deleteKeysWithPrefix, RedisStore } from '../../engine/store/redis-store.js'
 import { createKeys } from '../../engine/store/keys.js'
-import { openStore } from '../../engine/store/open-store.js'
+import { keySlot } from '../../engine/store/cluster-slot.js'
+import { openStore, sharedStoreSource } from '../../engine/store/open-store.js'
+import { startLabRedisCluster, type LabRedisCluster } from '../../lab/redis-cluster.js'
 import type { AlertRecord, PendingChange, Store } from '../../engine/store/store.js'
 import { deletePrefix, TEST_REDIS_URL as REDIS_URL } from '../support/redis-prefix.js'
 
 // Every Store implementation must pass this one suite. RedisStore runs against the real Redis on
-// 127.0.0.1:6379 under a random prefix per test; only that prefix is deleted afterwards.
+// 127.0.0.1:6379 under a random prefix per test; only that prefix is deleted afterwards. It runs a
+// third time against a real Redis Cluster (3 masters, 3 replicas) this file starts on loopback ports
+// the first time it is needed and stops at the end.
 
 type Harness = {
   make(caps?: StoreCaps): Promise<Store>
@@ -71,9 +75,43 @@ const redisHarness = (): Harness => {
   }
 }
 
+let labCluster: Promise<LabRedisCluster> | undefined
+const clusterNodes = async () => (await (labCluster ??= startLabRedisCluster())).nodesEnv
+afterAll(async () => {
+  if (labCluster) await (await labCluster).stop()
+})
+
+const clusterHarness = (): Harness => {
+  const prefix = testPrefix()
+  const stores: Store[] = []
+  return {
+    async make(caps) {
+      const s = new RedisStore({ clusterNodes: await clusterNodes(), prefix: `${prefix}${stores.length}:`, ...caps })
+      stores.push(s)
+      return s
+    },
+    async replica() {
+      const s = new RedisStore({ clusterNodes: await clusterNodes(), prefix: `${prefix}0:` })
+      stores.push(s)
+      return s
+    },
+    async cleanup() {
+      await Promise.all(stores.map((s) => s.close()))
+      if (!labCluster) return
+      const admin = new Cluster((await clusterNodes()).split(',').map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })))
+      try {
+        await deleteKeysWithPrefix(admin, prefix)
+      } finally {
+        admin.disconnect()
+      }
+    },
+  }
+}
+
 const backends: Backend[] = [
   { backend: 'MemoryStore', harness: memoryHarness },
   { backend: 'RedisStore', harness: redisHarness },
+  { backend: 'RedisStore on a Redis Cluster', harness: clusterHarness },
 ]
 
 const sig = (over: Partial<Signal> & Pick<Signal, 'name' | 'at'>): Signal => ({
@@ -503,12 +541,13 @@ describe('engine/store', () => {
   })
 })
 
-describe('engine/store MemoryStore and RedisStore', () => {
+describe('engine/store MemoryStore, RedisStore and RedisStore on a Redis Cluster', () => {
   it('give identical answers for the same appends, ties included', async () => {
     const memory = memoryHarness()
     const redis = redisHarness()
+    const cluster = clusterHarness()
     try {
-      const stores = [await memory.make(), await redis.make()]
+      const stores = [await memory.make(), await redis.make(), await cluster.make()]
       const batch: Signal[] = []
       for (let i = 0; i < 2000; i++) {
         batch.push(
@@ -538,9 +577,11 @@ describe('engine/store MemoryStore and RedisStore', () => {
       )
       expect(answers[0].query.length).toBeGreaterThan(100)
       expect(answers[1]).toEqual(answers[0])
+      expect(answers[2]).toEqual(answers[0])
     } finally {
       await memory.cleanup()
       await redis.cleanup()
+      await cluster.cleanup()
     }
   })
 })
