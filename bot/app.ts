@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { App, HTTPReceiver, LogLevel, webApi, type Logger } from '@slack/bolt'
-import { formatRedacted, redactingLog } from '../secrets/redact.js'
+import { childLog } from '../logging/logger.js'
+import { formatRedacted, redactingLog, type Log } from '../secrets/redact.js'
 import type { BotEnv } from './config.js'
 import type { BotContext } from './context.js'
 import { onAppMention, onKafkaAction, onKafkaCommand } from './listeners.js'
@@ -40,7 +41,9 @@ export type SlackBotOptions = {
 /** Builds the Bolt app around a context; the caller starts it. */
 export function createSlackBot(env: BotEnv, ctx: BotContext, opts: SlackBotOptions = {}): SlackBot {
   const log = redactingLog(ctx.log)
-  const logger = boltLogger(log, opts.logLevel ?? LogLevel.WARN)
+  // Bolt's own info lines are start-up chatter; they are shown only when debugging.
+  const debugging = (log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug') ?? false
+  const logger = boltLogger(childLog(log, { component: 'bolt' }), opts.logLevel ?? (debugging ? LogLevel.DEBUG : LogLevel.WARN))
   // The poster handles 429 itself (per-channel queue, Retry-After); the client must not hide them.
   const web = new webApi.WebClient(env.botToken, { slackApiUrl: env.slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 10_000, logger })
   let socketStarted = false
@@ -130,15 +133,15 @@ export function createSlackBot(env: BotEnv, ctx: BotContext, opts: SlackBotOptio
   }
 }
 
-/** Bolt's and the Web API client's logger, writing through the redacting log. */
-function boltLogger(log: ReturnType<typeof redactingLog>, level: LogLevel): Logger {
+/** Bolt's and the Web API client's logger, writing through the redacting log at the matching level. */
+function boltLogger(log: Log & { debug?(...a: unknown[]): void }, level: LogLevel): Logger {
   let current = level
   const rank = { [LogLevel.DEBUG]: 0, [LogLevel.INFO]: 1, [LogLevel.WARN]: 2, [LogLevel.ERROR]: 3 } as Record<LogLevel, number>
   const at = (l: LogLevel, write: (line: string) => void) => (...msgs: unknown[]) => {
     if (rank[l] >= rank[current]) write(formatRedacted(...msgs))
   }
   return {
-    debug: at(LogLevel.DEBUG, log.info),
+    debug: at(LogLevel.DEBUG, log.debug ?? log.info),
     info: at(LogLevel.INFO, log.info),
     warn: at(LogLevel.WARN, log.warn),
     error: at(LogLevel.ERROR, log.error),

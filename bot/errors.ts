@@ -19,6 +19,6 @@ export type ErrorLog = { error(...args: unknown[]): void }
 export function userFacingError(err: unknown, log: ErrorLog): { text: string; id?: string } {
   if (err instanceof UserError) return { text: err.message }
   const id = `E-${randomBytes(4).toString('hex')}`
-  log.error(`[${id}]`, err)
+  log.error({ errorId: id }, `[${id}]`, err)
   return { id, text: `Something went wrong on our side (error id ${id}). Quote this id to the bot's operator; nothing was changed.` }
 }

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto'
 import type { AllMiddlewareArgs, BlockAction, RespondArguments, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt'
 import type { UploadedLog } from '../adapters/uploaded-logs.js'
+import { childLog } from '../logging/logger.js'
 import { handleAction } from './actions/handle-action.js'
 import type { BotContext } from './context.js'
 import { whyUploaded } from './commands/why-upload.js'
@@ -15,6 +17,14 @@ import { downloadSharedFile, pastedLines, sharedFileIds, threadMessages, type Do
  * Bolt listeners as plain exported functions: acknowledge first (Slack's 3-second limit holds no
  * matter how long a diagnosis takes), then answer through `respond` (the response_url).
  */
+
+/**
+ * The context one Slack request is handled in: its log lines carry a fresh request id (and who asked
+ * where), so everything logged while answering it, an internal error's id included, is found together.
+ */
+export function requestContext(ctx: BotContext, fields: { user?: string; channel?: string; eventId?: string }): BotContext {
+  return { ...ctx, log: childLog(ctx.log, { requestId: `R-${randomBytes(4).toString('hex')}`, ...fields }) }
+}
 
 /** A message as a response_url payload. */
 export function toRespond(msg: BotMessage): RespondArguments {
@@ -32,9 +42,11 @@ export function toRespond(msg: BotMessage): RespondArguments {
  * shared among the channel's last 20 messages: found, they are diagnosed in that message's thread;
  * not found (or the history cannot be read), the usual answer asks for a broker.
  */
-export function onKafkaCommand(ctx: BotContext, poster: SlackPoster, uploads?: MentionDeps) {
+export function onKafkaCommand(base: BotContext, poster: SlackPoster, uploads?: MentionDeps) {
   return async ({ command, ack, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack()
+    const ctx = requestContext(base, { user: command.user_id, channel: command.channel_id })
+    ctx.log.info(`/kafka ${(command.text ?? '').trim().split(/\s+/)[0] || 'help'}`)
     if (uploads && /^\s*why\s*$/i.test(command.text ?? '')) {
       const shared = await latestShared(uploads.call, command.channel_id, command.user_id).catch((err: unknown) => {
         ctx.log.warn('slack: channel history unreadable for /kafka why', err)
@@ -55,9 +67,11 @@ export function onKafkaCommand(ctx: BotContext, poster: SlackPoster, uploads?: M
 }
 
 /** Buttons and menus of kafka-why messages (action ids starting kafka_). */
-export function onKafkaAction(ctx: BotContext) {
+export function onKafkaAction(base: BotContext) {
   return async ({ body, action, ack, respond }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs): Promise<void> => {
     await ack()
+    const ctx = requestContext(base, { user: body.user.id, channel: body.channel?.id ?? body.container?.channel_id })
+    ctx.log.info(`action ${'action_id' in action ? action.action_id : '-'}`)
     const value = action.type === 'button' ? action.value ?? '' : action.type === 'static_select' ? action.selected_option?.value ?? '' : ''
     const reply = await handleAction(ctx, {
       user: body.user.id,
@@ -77,10 +91,12 @@ export type MentionDeps = { call: SlackCall; poster: SlackPoster; download: Down
  * the files are fetched, diagnosed in memory, and the diagnosis is posted in that thread. Slack's
  * redeliveries of the same event are ignored, so a slow download never gets two answers.
  */
-export function onAppMention(ctx: BotContext, deps: MentionDeps) {
-  return async ({ event, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
+export function onAppMention(base: BotContext, deps: MentionDeps) {
+  return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
     if (context.retryNum) return
     const channel = event.channel
+    const ctx = requestContext(base, { user: event.user, channel, eventId: (body as { event_id?: string }).event_id })
+    ctx.log.info('mention')
     let args: { broker?: string } | Error
     try {
       args = mentionArgs(event.text ?? '')

@@ -3,6 +3,8 @@ import type { ScheduledTask } from 'node-cron'
 import type { AlertEvent } from '../engine/alerts.js'
 import { openStore } from '../engine/store/open-store.js'
 import { StoreUnavailableError, type Store } from '../engine/store/store.js'
+import { alertFields } from '../logging/alert-fields.js'
+import { childLog } from '../logging/logger.js'
 import { redactingLog } from '../secrets/redact.js'
 import { openAdminConnections, type ConnectAdmin } from './admin-connections.js'
 import { notifyAlerts } from './alerts/notify-alerts.js'
@@ -84,16 +86,19 @@ export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: Start
   const flush = (): Promise<void> => {
     flushing ??= (async () => {
       while (outbox.length && bot.link.up) {
+        const ev = outbox[0]
+        const alertLog = childLog(log, alertFields(ev))
         try {
-          await notifyAlerts({ store, poster: bot.poster, config, now: () => Date.now() }, [outbox[0]])
+          const sent = await notifyAlerts({ store, poster: bot.poster, config, now: () => Date.now() }, [ev])
           outbox.shift()
+          alertLog.info(`alert ${ev.type}: ${sent.posted ? 'sent to Slack' : 'silenced, not posted'}`)
         } catch (err) {
           if (isSlackDown(err) || err instanceof StoreUnavailableError) {
             if (isSlackDown(err)) bot.link.markDown(err)
             return
           }
-          const { id } = userFacingError(err, log)
-          log.error(`alerts: event for ${outbox[0].alert.fingerprint} dropped after error ${id}`)
+          const { id } = userFacingError(err, alertLog)
+          alertLog.error(`alerts: event for ${ev.alert.fingerprint} dropped after error ${id}`)
           outbox.shift()
         }
       }
@@ -108,7 +113,7 @@ export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: Start
   const port = await bot.start()
   log.info(botEnv.mode === 'http' ? `slack: requests on http://${botEnv.host ?? '127.0.0.1'}:${port}/slack/events` : 'slack: socket mode')
   const owner = `bot-${randomBytes(4).toString('hex')}`
-  const task: ScheduledTask | undefined = scheduleDigest({ ctx: bot.ctx, poster: bot.poster, owner }, (runs) => log.info(`digest: ${JSON.stringify(runs)}`))
+  const task: ScheduledTask | undefined = scheduleDigest({ ctx: bot.ctx, poster: bot.poster, owner }, (runs) => log.info({ runs }, 'digest'))
   return {
     bot,
     store,

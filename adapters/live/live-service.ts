@@ -13,6 +13,7 @@ import type { Tail } from '../logs/tail.js'
 import { tailLogFile } from '../logs/tail.js'
 import { ScrapeLoop, type ScrapeOutcome, type TargetScraper } from '../prometheus/scraper.js'
 import { MetricsRegistry } from '../prometheus/self-metrics.js'
+import { alertFields } from '../../logging/alert-fields.js'
 import { childLog, createLogger } from '../../logging/logger.js'
 import { redactingLog, redactText, redactUrl, type Log } from '../../secrets/redact.js'
 import type { LiveConfig } from './live-config.js'
@@ -404,12 +405,6 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
  * serve's log line for an alert without the bot: when the evidence happened beside when the engine
  * decided, so a reader (or the lab's latency measurement) sees both.
  */
-/** The ids a log pipeline groups an alert's lines by: the alert's fingerprint, its rule and broker. */
-export function alertFields(e: AlertEvent): Record<string, string> {
-  const a = e.alert
-  return { alertId: a.fingerprint, rule: a.ruleId, cluster: a.cluster, ...(a.broker === undefined ? {} : { broker: a.broker }) }
-}
-
 export function alertLine(e: AlertEvent): string {
   const a = e.alert
   const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString())
