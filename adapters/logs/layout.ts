@@ -59,7 +59,10 @@ function continuesStackTrace(s: string, p: number, c: number): boolean {
 }
 
 const APACHE_RE = /^\[([^\]]*)\] (\w+) ?(.*)$/s
-const DATE_FIRST_RE = /^(\S+(?: \d\d:\d\d\S*)?) +(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*)$/s
+// ZooKeeper's own log4j pattern ("%d{ISO8601} [myid:%X{myid}] - %-5p [%t:%C{1}@%L] - %m%n") puts the server id
+// between the date and the level, and the thread and class before the message.
+const DATE_FIRST_RE = /^(\S+(?: \d\d:\d\d\S*)?) +(?:\[myid:\d*\] - )?(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*)$/s
+const ZOOKEEPER_SOURCE_RE = /^\[.*:([\w$]+)@\d+\] - /s
 const TRAILING_LOGGER_RE = /\s\(([\w.$-]+)\)$/
 const TRAILING_THREAD_RE = /\s\[[^\]]*\]$/
 const CLOUDERA_LOGGER_RE = /^([\w.$-]+): (.*)$/s
@@ -83,6 +86,8 @@ export function readHeader(line: string, layout: LayoutName, zone: ZoneOffset, a
         const c = CLOUDERA_LOGGER_RE.exec(m[3])
         if (c) return { at, level: m[2], logger: c[1], message: c[2] }
       }
+      const z = ZOOKEEPER_SOURCE_RE.exec(m[3].slice(0, 400))
+      if (z) return { at, level: m[2], logger: z[1], message: m[3].slice(z[0].length) }
       return splitLogger(at, m[2], m[3].replace(TRAILING_THREAD_RE, ''))
     }
     case 'jvm':

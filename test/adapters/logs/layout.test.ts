@@ -49,6 +49,26 @@ describe('adapters/logs/layout', () => {
     expect(p.stats.unparsed).toEqual(expect.objectContaining({ 'unknown-format': 0 }))
   })
 
+  it("reads ZooKeeper's own pattern: the server id before the level, the thread and class before the message", () => {
+    // Verbatim from apache/zookeeper#83 (3.4, election rounds timing out) and 31z4/zookeeper-docker#14 (3.4 under
+    // docker-compose): "%d{ISO8601} [myid:%X{myid}] - %-5p [%t:%C{1}@%L] - %m%n".
+    const text = [
+      '2016-09-17 14:46:30,529 [myid:3] - INFO  [QuorumPeer[myid=3]/172.18.32.90:2181:FastLeaderElection@852] - Notification time out: 1600',
+      'zoo3_1  | 2017-05-28 13:22:13,044 [myid:3] - WARN  [WorkerSender[myid=3]:QuorumCnxManager@588] - Cannot open channel to 2 at election address zoo2/172.18.0.3:3888',
+    ]
+    const p = new LogParser({ path: 'zookeeper.log', cluster: 'c1', broker: '3' })
+    const signals = [...p.push(`${text[0]}\n`), ...p.end()]
+    expect(p.layout).toBe('strimzi')
+    expect(signals.map(brief)).toEqual([{ name: 'zk.server_election_timeout', value: 1600, broker: '3' }])
+    expect(signals[0].at).toBe(Date.parse('2016-09-17T14:46:30.529Z'))
+    const q = new LogParser({ path: 'zookeeper.log', cluster: 'c1', broker: '3' })
+    q.push(`${text[1]}\n`)
+    q.end()
+    expect(q.wrapper).toBe('docker-compose')
+    expect(q.layout).toBe('strimzi')
+    expect(q.stats.unparsed).toEqual(expect.objectContaining({ 'unknown-format': 0 }))
+  })
+
   it('does not take a message that quotes a log line for a prefix', () => {
     const quoted = `${APACHE.replace(MSG, 'Found "[2018-08-06 01:28:02,562] WARN x" in the reply')}`
     const p = new LogParser({ path: 'server.log', cluster: 'c1', broker: '1' })
