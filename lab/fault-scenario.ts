@@ -6,6 +6,7 @@ import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, write
 import { startJavaTool } from './java-tool.js'
 import type { ManagedProcess } from './managed-process.js'
 import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
+import { RssSampler } from './rss-sampler.js'
 import { createTopic } from './session-stall.js'
 
 /** What a fault scenario's steps get: the running cluster, the broker under test, and the run's clock. */
@@ -102,6 +103,7 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
   let cluster: LabCluster | undefined
   let recorder: ScrapeRecorder | undefined
   let producer: ManagedProcess | undefined
+  let rss: RssSampler | undefined
   try {
     if (spec.prepare) undos.push(await spec.prepare(ctx.workDir, dataDirOf))
     ctx.log(`starting ZooKeeper and ${spec.brokers} broker(s)`)
@@ -116,6 +118,10 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
     recorder = new ScrapeRecorder(cluster)
     recorder.start()
     producer = startProducer(env, spec)
+    const running = cluster
+    const load = producer
+    rss = new RssSampler(() => [...running.brokers.map((b) => b.pid), running.zookeeper?.pid ?? 0, load.pid])
+    rss.start()
     await sleep(spec.warmupMs)
     const facts = await readConfigFacts(cluster, [spec.topic.name], Date.now())
     env.faultAt = Date.now()
@@ -123,11 +129,12 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
     const undo = await spec.inject(env)
     if (undo) undos.push(undo)
     await spec.aftermath(env)
+    rss.stop()
     await producer.stop(3_000)
     await recorder.stop()
-    await cluster.stop({ graceMs: 5_000 })
-    runUndos()
-    const measured = spec.measure(env)
+    // The incident is what happened up to here: the lab's own teardown (every broker's controlled
+    // shutdown, a last controller move) is not part of it, so the files are copied before the stop.
+    const measured = { ...spec.measure(env), 'peak RSS of ZooKeeper, brokers and producer (MiB)': rss.peakMb }
     writeIncident({
       outDir: ctx.outDir,
       cluster,
@@ -138,8 +145,11 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
       ],
       readme: faultReadme(spec, env, measured),
     })
+    await cluster.stop({ graceMs: 5_000 })
+    runUndos()
     return { slug: spec.slug, outDir: ctx.outDir, broker: String(target.id), faultAt: env.faultAt, expect: spec.expect, facts: measured }
   } finally {
+    rss?.stop()
     await producer?.stop(1_000)
     await recorder?.stop()
     await cluster?.stop({ graceMs: 2_000 })
@@ -159,7 +169,8 @@ function faultReadme(spec: FaultScenarioSpec, env: FaultEnv, measured: Record<st
 Recorded by \`npm run lab -- ${spec.slug.replace(/^lab-/, '')}\` on a real Apache Kafka 3.9 cluster (ZooKeeper mode, ${spec.brokers} broker(s),
 OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing was edited.
 Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC. The cluster's directory was a neutral temporary path, so no
-log line names the scenario.
+log line names the scenario. The files were copied at the end of the observation window, before the lab stopped
+the cluster, so its teardown is not part of the incident.
 
 **What was done.** Topic \`${topic.name}\` (${topic.partitions} partitions, RF ${topic.replicationFactor}${Object.entries(topic.configs ?? {}).map(([k, v]) => `, \`${k}=${v}\``).join('')}) took
 ${producer.recordsPerSec} records/s of ${producer.recordBytes} B from \`kafka-producer-perf-test\` (\`acks=${producer.acks}\`). The controller was

@@ -17,6 +17,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'disk-full': () => import('./scenarios/disk-full.js'),
   'log-dir-unreadable': () => import('./scenarios/log-dir-unreadable.js'),
   'disk-io-error': () => import('./scenarios/disk-io-error.js'),
+  'under-min-isr': () => import('./scenarios/under-min-isr.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
