@@ -17,6 +17,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'disk-full': () => import('./scenarios/disk-full.js'),
   'log-dir-unreadable': () => import('./scenarios/log-dir-unreadable.js'),
   'disk-io-error': () => import('./scenarios/disk-io-error.js'),
+  'broker-kill': () => import('./scenarios/broker-kill.js'),
   'under-min-isr': () => import('./scenarios/under-min-isr.js'),
 }
 
