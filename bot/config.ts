@@ -42,6 +42,8 @@ export type BotEnv = {
   /** Interface to listen on (HTTP mode): HOST, else 127.0.0.1; all interfaces only when HOST=0.0.0.0 says so. */
   host?: string
   redisUrl?: string
+  /** REDIS_CLUSTER_NODES: the store is a Redis Cluster (never together with redisUrl). */
+  redisClusterNodes?: string
   /** Override of the Slack Web API base URL (a local stand-in in tests). */
   slackApiUrl?: string
   configPath: string
@@ -103,6 +105,7 @@ export function parseBotEnv(env: NodeJS.ProcessEnv): BotEnv {
   if (mode === 'socket' && !appToken) problems.push('SLACK_APP_TOKEN: required when SLACK_SOCKET_MODE=1 (xapp-…)')
   const port = Number(env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT: '${env.PORT}' is not a port number`)
+  if (env.REDIS_URL?.trim() && env.REDIS_CLUSTER_NODES?.trim()) problems.push('REDIS_URL and REDIS_CLUSTER_NODES: both set; set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a Redis Cluster')
   if (problems.length) throw new ConfigError(problems.map((p) => `env ${p}`))
   return {
     mode,
@@ -112,6 +115,7 @@ export function parseBotEnv(env: NodeJS.ProcessEnv): BotEnv {
     port,
     host: env.HOST || '127.0.0.1',
     redisUrl: env.REDIS_URL,
+    redisClusterNodes: env.REDIS_CLUSTER_NODES,
     slackApiUrl: env.SLACK_API_URL,
     configPath: env.KAFKA_WHY_CONFIG ?? 'kafka-why.yaml',
   }

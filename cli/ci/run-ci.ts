@@ -126,7 +126,7 @@ export async function runCi(opts: CiOptions): Promise<CiReport> {
   const headRules = head.rules.filter((r) => keys.has(ruleKey(r)))
   const history = opts.history ? await opts.history() : undefined
   if (!history) {
-    report.noBacktest = 'no history to backtest against: set REDIS_URL (with --since) or pass --replay <incident dirs>'
+    report.noBacktest = 'no history to backtest against: set REDIS_URL or REDIS_CLUSTER_NODES (with --since) or pass --replay <incident dirs>'
     return report
   }
   const started = performance.now()

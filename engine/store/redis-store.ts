@@ -130,6 +130,9 @@ const decodeAlert = (hash: Record<string, string>): AlertRecord | undefined => {
  */
 export async function deleteKeysWithPrefix(redis: Redis | Cluster, prefix: string): Promise<number> {
   if (redis instanceof Cluster) {
+    // Which nodes are masters is known only once the client has read the slot map.
+    if (redis.status === 'wait') await redis.connect()
+    else if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve))
     const counts = await Promise.all(redis.nodes('master').map((node) => deleteOnNode(node, prefix, true)))
     return counts.reduce((a, b) => a + b, 0)
   }

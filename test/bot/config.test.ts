@@ -92,6 +92,10 @@ describe('bot/config', () => {
     [{ SLACK_BOT_TOKEN_FILE: '/nonexistent/token', SLACK_SIGNING_SECRET: 's' }, ["env SLACK_BOT_TOKEN_FILE: cannot read '/nonexistent/token': ENOENT", 'env SLACK_BOT_TOKEN: required (xoxb-…), or SLACK_BOT_TOKEN_FILE']],
     [{ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SOCKET_MODE: '1' }, ['env SLACK_APP_TOKEN: required when SLACK_SOCKET_MODE=1 (xapp-…)']],
     [{ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PORT: 'http' }, ["env PORT: 'http' is not a port number"]],
+    [
+      { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' },
+      ['env REDIS_URL and REDIS_CLUSTER_NODES: both set; set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a Redis Cluster'],
+    ],
   ])('names missing environment variables for %j', (env, expected) => {
     expect(() => parseBotEnv(env)).toThrow(ConfigError)
     try {

@@ -77,6 +77,8 @@ const redisHarness = (): Harness => {
 
 let labCluster: Promise<LabRedisCluster> | undefined
 const clusterNodes = async () => (await (labCluster ??= startLabRedisCluster())).nodesEnv
+/** A Cluster client of the test's own, for looking at and deleting what a store wrote. */
+const clusterAdmin = async () => new Cluster((await clusterNodes()).split(',').map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })))
 afterAll(async () => {
   if (labCluster) await (await labCluster).stop()
 })
@@ -98,7 +100,7 @@ const clusterHarness = (): Harness => {
     async cleanup() {
       await Promise.all(stores.map((s) => s.close()))
       if (!labCluster) return
-      const admin = new Cluster((await clusterNodes()).split(',').map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })))
+      const admin = await clusterAdmin()
       try {
         await deleteKeysWithPrefix(admin, prefix)
       } finally {
@@ -704,3 +706,111 @@ describe('engine/store/open-store', () => {
     }
   })
 })
+
+describe('engine/store on a Redis Cluster', () => {
+  it('computes the slot of a key as Redis Cluster does', async () => {
+    const probe = new Redis({ port: Number((await clusterNodes()).split(',')[0].split(':')[1]), host: '127.0.0.1' })
+    try {
+      const k = createKeys('kw:')
+      const keys = ['plain', '{}', '{}x{a}', 'a{b}c', 'x{', 'é{ü}', k.signal('prod', '1', 'isr.shrink'), k.alert('fp'), k.once('tok'), k.brokers()]
+      for (let i = 0; i < 200; i++) keys.push(k.names(`c${i}`, String(i)))
+      for (const key of keys) expect([key, keySlot(key)]).toEqual([key, await probe.cluster('KEYSLOT', key)])
+    } finally {
+      probe.disconnect()
+    }
+  })
+
+  it('spreads brokers over every master and reads and trims them through one pipeline per node', async () => {
+    const h = clusterHarness()
+    const store = (await h.make()) as RedisStore
+    const admin = await clusterAdmin()
+    try {
+      const brokers = Array.from({ length: 30 }, (_, i) => String(i + 1))
+      await store.append(brokers.flatMap((b) => [sig({ name: 'isr.shrink', at: 10, broker: b }), sig({ name: 'isr.shrink', at: 1000, broker: b }), sig({ name: 'broker.version', at: 5, value: 3_007_000, broker: b })]))
+      await admin.cluster('INFO')
+      const perMaster = await Promise.all(admin.nodes('master').map(async (node) => (await node.keys(`${store.prefix}*`)).length))
+      expect(perMaster).toHaveLength(3)
+      for (const n of perMaster) expect(n).toBeGreaterThan(0)
+      expect((await store.brokers()).map((b) => b.broker).sort()).toEqual([...brokers].sort())
+      expect(await store.trim(100)).toBe(30)
+      for (const b of ['1', '17', '30']) expect((await store.query({ cluster: 'prod', broker: b, from: 0, to: 2000 })).map((s) => s.at)).toEqual([1000])
+      expect(await deleteKeysWithPrefix(admin, store.prefix)).toBe(perMaster.reduce((a, b) => a + b, 0))
+      expect(await store.brokers()).toEqual([])
+    } finally {
+      admin.disconnect()
+      await h.cleanup()
+    }
+  })
+
+  it('is chosen by REDIS_CLUSTER_NODES; with REDIS_URL too, or a bad node list, every call says why in one line', async () => {
+    expect(sharedStoreSource({ REDIS_CLUSTER_NODES: await clusterNodes() })).toBe('REDIS_CLUSTER_NODES')
+    expect(sharedStoreSource({ REDIS_URL })).toBe('REDIS_URL')
+    expect(sharedStoreSource({ REDIS_URL: ' ', REDIS_CLUSTER_NODES: '' })).toBeUndefined()
+    const prefix = testPrefix()
+    const good = openStore({ REDIS_CLUSTER_NODES: ` ${await clusterNodes()} `, KAFKA_WHY_REDIS_PREFIX: prefix })
+    try {
+      expect(good).toBeInstanceOf(RedisStore)
+      await good.append([sig({ name: 'isr.shrink', at: 1 })])
+      expect((await good.query({ cluster: 'prod', broker: '1', from: 0, to: 10 })).length).toBe(1)
+    } finally {
+      await good.close()
+      const admin = await clusterAdmin()
+      await deleteKeysWithPrefix(admin, prefix).finally(() => admin.disconnect())
+    }
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ REDIS_URL, REDIS_CLUSTER_NODES: '127.0.0.1:7000' }, /^REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a Redis Cluster, not both$/],
+      [{ REDIS_CLUSTER_NODES: '127.0.0.1' }, /^cannot use REDIS_CLUSTER_NODES '127.0.0.1': '127.0.0.1' has no port; expected host:port$/],
+      [{ REDIS_CLUSTER_NODES: 'http://h:1' }, /unsupported scheme 'http:'/],
+      [{ REDIS_CLUSTER_NODES: 'redis://h:1/2' }, /a cluster has no databases/],
+      [{ REDIS_CLUSTER_NODES: 'redis://:one@h:1,redis://:two@h:2' }, /^cannot use REDIS_CLUSTER_NODES 'redis:\/\/:\*\*\*@h:1,redis:\/\/:\*\*\*@h:2': the nodes give different credentials/],
+      [{ REDIS_CLUSTER_NODES: 'redis://:s3cret@127.0.0.1:1' }, /^cannot reach Redis Cluster at redis:\/\/:\*\*\*@127.0.0.1:1: /],
+    ]
+    for (const [env, message] of cases) {
+      const store = openStore(env, { connectTimeoutMs: 300 })
+      try {
+        const err = await store.brokers().then(
+          () => undefined,
+          (e: unknown) => e as Error & { code?: string },
+        )
+        expect(err?.code).toBe('STORE_UNAVAILABLE')
+        expect(err?.message).toMatch(message)
+        expect(err?.message).not.toContain('s3cret')
+        expect(err?.message).not.toContain('\n')
+      } finally {
+        await store.close()
+      }
+    }
+  })
+
+  it('logs in with the password the node URLs carry', async () => {
+    const nodes = await clusterNodes()
+    const ports = nodes.split(',').map((n) => Number(n.split(':')[1]))
+    await setClusterPassword(ports, undefined, 'pw-for-test')
+    const prefix = testPrefix()
+    const withLogin = new RedisStore({ clusterNodes: ports.map((p) => `redis://:pw-for-test@127.0.0.1:${p}`).join(','), prefix })
+    const without = new RedisStore({ clusterNodes: nodes, prefix, connectTimeoutMs: 500 })
+    try {
+      await withLogin.append([sig({ name: 'isr.shrink', at: 1 })])
+      expect(await withLogin.brokers()).toEqual([{ cluster: 'prod', broker: '1' }])
+      await expect(without.brokers()).rejects.toThrow(/^cannot reach Redis Cluster at 127\.0\.0\.1:\d+,.*: (authentication failed|no cluster node answered)$/)
+      await withLogin.trim(Number.MAX_SAFE_INTEGER)
+    } finally {
+      await withLogin.close()
+      await without.close()
+      await setClusterPassword(ports, 'pw-for-test', '')
+    }
+  })
+})
+
+/** Sets (or with '' clears) the password of every node, and the one replicas use for their master. */
+async function setClusterPassword(ports: number[], current: string | undefined, next: string): Promise<void> {
+  for (const port of ports) {
+    const r = new Redis({ port, host: '127.0.0.1', password: current })
+    try {
+      await r.config('SET', 'masterauth', next)
+      await r.config('SET', 'requirepass', next)
+    } finally {
+      r.disconnect()
+    }
+  }
+}
