@@ -80,11 +80,13 @@ export async function startLabRedisCluster(options: LabRedisClusterOptions = {})
   try {
     for (let i = 0; i < masters * (1 + replicas); i++) {
       const port = await freePort()
+      // The bus port defaults to port + 10000, which may be taken or beyond 65535: pick it too.
+      const busPort = await freePort()
       const nodeDir = path.join(dir, String(port))
       await mkdir(nodeDir)
       const args = [
         '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', nodeDir,
-        '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(nodeTimeoutMs),
+        '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(nodeTimeoutMs), '--cluster-port', String(busPort),
         // A replica only takes over once it has synced; by default the first sync waits 5 s.
         '--repl-diskless-sync-delay', '0',
       ]

@@ -7,11 +7,11 @@ const run = promisify(execFile)
 export type CliResult = { code: number; stdout: string; stderr: string }
 
 /**
- * Runs the kafka-why entry point as a user does, without the caller's REDIS_URL (the embedded store
+ * Runs the kafka-why entry point as a user does, without the caller's REDIS_URL or REDIS_CLUSTER_NODES (the embedded store
  * unless `env` sets one). Never throws for a non-zero exit: the code is part of what tests assert.
  */
 export async function kafkaWhy(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
-  const { REDIS_URL: _ignored, ...base } = process.env
+  const { REDIS_URL: _ignored, REDIS_CLUSTER_NODES: _ignoredToo, ...base } = process.env
   const entry = new URL('../../cli/kafka-why.mjs', import.meta.url).pathname
   try {
     const r = await run('node', [entry, ...args], { env: { ...base, ...env }, timeout: 90_000, cwd })
