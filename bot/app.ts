@@ -43,7 +43,7 @@ export function createSlackBot(env: BotEnv, ctx: BotContext, opts: SlackBotOptio
   const log = redactingLog(ctx.log)
   // Bolt's own info lines are start-up chatter; they are shown only when debugging.
   const debugging = (log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug') ?? false
-  const logger = boltLogger(childLog(log, { component: 'bolt' }), opts.logLevel ?? (debugging ? LogLevel.DEBUG : LogLevel.WARN))
+  const logger = boltLogger(childLog(log, { lib: 'bolt' }), opts.logLevel ?? (debugging ? LogLevel.DEBUG : LogLevel.WARN))
   // The poster handles 429 itself (per-channel queue, Retry-After); the client must not hide them.
   const web = new webApi.WebClient(env.botToken, { slackApiUrl: env.slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 10_000, logger })
   let socketStarted = false

@@ -6,8 +6,8 @@
  */
 
 const LEVEL_COLOR: Record<string, string> = { trace: '90', debug: '90', info: '32', warn: '33', error: '31', fatal: '35' }
-// Shown by the line's layout (time, level, message) or of no use to a reader (pid, hostname).
-const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'err'])
+// Shown by the line's layout (time, level, message) or of no use at a terminal (pid, hostname, the command run).
+const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'cmd', 'err'])
 // Every C0/C1 control except the newline, which the stack and multi-line messages keep.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g

@@ -275,8 +275,9 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
             health.engine.lastError = undefined
             for (const e of events) alertsFired({ type: e.type })
             if (events.length === 0) return
+            // Logged as the engine decides, bot or not; the bot logs the delivery under the same alertId.
+            for (const e of events) childLog(log, alertFields(e)).info(alertLine(e))
             if (bot) await bot.notify(events)
-            else for (const e of events) childLog(log, alertFields(e)).info(alertLine(e))
           })
           .catch((err: Error) => {
             engineErrors()
