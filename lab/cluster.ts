@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process'
 import kafkajs from 'kafkajs'
 import { freePort } from './free-port.js'
 import { ensureKafkaRuntime, LAB_DIR, type KafkaRuntime } from './kafka-runtime.js'
+import { loggingJvmArg } from './kafka-versions.js'
 import { spawnManaged, type ManagedProcess } from './managed-process.js'
 import { fileHasLine, portAnswers, tailOf, waitFor } from './wait-for.js'
 
@@ -18,6 +19,8 @@ export type ClusterOptions = {
   /** Number of brokers (1–5); default 1. */
   brokers?: number
   mode?: LabMode
+  /** The broker release (lab/kafka-versions.ts); default 3.9.1. */
+  kafkaVersion?: string
   /** Working directory for configs, data and logs; a temporary one (removed on stop) by default. */
   dir?: string
   /** Broker heap (-Xms = -Xmx) in MiB; default 320. */
@@ -93,7 +96,7 @@ export type LabCluster = {
 const DEFAULT_HEAP_MB = 320
 
 /** JVM options every lab broker runs with: Kafka's G1 settings, GC + safepoint logging, UTC logs. */
-function brokerJvmArgs(heapMb: number, logDir: string, gcLog: string): string[] {
+function brokerJvmArgs(runtime: KafkaRuntime, heapMb: number, logDir: string, gcLog: string): string[] {
   return [
     `-Xms${heapMb}m`,
     `-Xmx${heapMb}m`,
@@ -108,8 +111,9 @@ function brokerJvmArgs(heapMb: number, logDir: string, gcLog: string): string[] 
     `-Xlog:gc*,safepoint:file=${gcLog}:time,uptime,level,tags:filecount=0`,
     '-Djava.awt.headless=true',
     '-Duser.timezone=UTC',
-    `-Dlog4j.configuration=file:${join(LAB_DIR, 'log4j.properties')}`,
+    loggingJvmArg(runtime.profile, LAB_DIR),
     `-Dkafka.logs.dir=${logDir}`,
+    ...runtime.profile.jvmArgs,
   ]
 }
 
@@ -123,12 +127,20 @@ function isoNow(): string {
   return new Date().toISOString()
 }
 
-/** A KRaft cluster id: 16 random bytes, base64url without padding, as kafka-storage random-uuid prints. */
+/**
+ * A KRaft cluster id: 16 random bytes, base64url without padding, as kafka-storage random-uuid prints.
+ * Like Kafka's Uuid.randomUuid it never starts with '-', which kafka-storage's argument parser would
+ * take for an option (1 start in 64 failed with "argument --cluster-id/-t: expected one argument").
+ */
 function kraftClusterId(): string {
-  return randomBytes(16).toString('base64url')
+  for (;;) {
+    const id = randomBytes(16).toString('base64url')
+    if (!id.startsWith('-')) return id
+  }
 }
 
-const STARTED_LINE = /\] started \(kafka\.server\.KafkaServer\)|Kafka Server started \(kafka\.server\.KafkaRaftServer\)/
+// 0.10 and 1.0 write "[Kafka Server 1], started (kafka.server.KafkaServer)".
+const STARTED_LINE = /\],? started \(kafka\.server\.KafkaServer\)|Kafka Server started \(kafka\.server\.KafkaRaftServer\)/
 const STARTED_LINES = new RegExp(STARTED_LINE.source, 'g')
 
 async function startedCount(serverLog: string): Promise<number> {
@@ -145,8 +157,9 @@ async function startedCount(serverLog: string): Promise<number> {
  * the cluster metadata. On any failure everything started is stopped before the error is thrown.
  */
 export async function startCluster(options: ClusterOptions = {}): Promise<LabCluster> {
-  const runtime = ensureKafkaRuntime()
+  const runtime = ensureKafkaRuntime(options.kafkaVersion)
   const mode = options.mode ?? 'zk'
+  if (!runtime.profile.modes.includes(mode)) throw new Error(`Kafka ${runtime.version} does not run in ${mode === 'zk' ? 'ZooKeeper' : 'KRaft'} mode in the lab (modes: ${runtime.profile.modes.join(', ')})`)
   const count = options.brokers ?? 1
   if (!Number.isInteger(count) || count < 1 || count > 5) throw new Error(`brokers must be 1..5, got ${count}`)
   const ownDir = options.dir === undefined
@@ -273,6 +286,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
         'log.cleaner.dedupe.buffer.size': String(8 * 1024 * 1024),
         'auto.create.topics.enable': 'true',
       }
+      for (const key of runtime.profile.unknownKeys) delete common[key]
       const modeConfig: Record<string, string> =
         mode === 'zk'
           ? {
@@ -310,7 +324,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
         if (fmt.status !== 0) throw new Error(`kafka-storage format failed for node ${id}:\n${fmt.stdout}${fmt.stderr}`)
       }
       const gcLog = join(logDir, 'gc.log')
-      const jvm = [...brokerJvmArgs(heapMb, logDir, gcLog), ...(options.jvmArgs ?? []), ...(options.jvmArgsById?.[id] ?? [])]
+      const jvm = [...brokerJvmArgs(runtime, heapMb, logDir, gcLog), ...(options.jvmArgs ?? []), ...(options.jvmArgsById?.[id] ?? [])]
       if (exporter) {
         jvm.push(`-javaagent:${runtime.exporterAgent}=127.0.0.1:${p.exporterPort}:${join(LAB_DIR, 'kafka-exporter.yaml')}`)
       }

@@ -50,8 +50,11 @@ command -v mvn >/dev/null || { echo "fetch-kafka: mvn not found (apt-get install
 
 # The log4j binding Kafka's distribution ships in libs/ where the broker's pom does not bring it:
 # 0.10 and 1.0 depend on log4j 1.2 themselves; 2.x shipped log4j 1.2.17, 3.x reload4j, 4.x log4j 2.
+# 0.x also needs JAXB, which JDK 11 removed (JEP 320): it makes the cluster id with
+# javax.xml.bind.DatatypeConverter and fails at startup with NoClassDefFoundError without it.
 dep() { echo "    <dependency><groupId>$1</groupId><artifactId>$2</artifactId><version>$3</version></dependency>"; }
 case "$KAFKA_VERSION" in
+  0.*) logging_dependencies="$(dep javax.xml.bind jaxb-api 2.3.1)" ;;
   2.*) logging_dependencies="$(dep log4j log4j 1.2.17; dep org.slf4j slf4j-log4j12 1.7.30)" ;;
   3.*) logging_dependencies="$(dep ch.qos.reload4j reload4j 1.2.25; dep org.slf4j slf4j-reload4j 1.7.36)" ;;
   4.*) logging_dependencies="$(dep org.apache.logging.log4j log4j-slf4j-impl 2.24.3)" ;;
@@ -110,6 +113,7 @@ else
   case "$KAFKA_VERSION" in
     4.*) expected=("$broker_jar" log4j-slf4j-impl) ;;
     3.*) expected=("$broker_jar" zookeeper-3 reload4j-1) ;;
+    0.*) expected=("$broker_jar" zookeeper-3 log4j-1 jaxb-api) ;;
     *) expected=("$broker_jar" zookeeper-3 log4j-1) ;;
   esac
 fi

@@ -14,7 +14,7 @@ export type JavaToolOptions = {
 
 /**
  * Runs one of Kafka's command-line tools (e.g. org.apache.kafka.tools.ProducerPerformance, which is
- * what bin/kafka-producer-perf-test.sh runs) on the fetched classpath, as a managed process, with the
+ * what bin/kafka-producer-perf-test.sh runs) on the default release's classpath (whatever the broker's), as a managed process, with the
  * tools' log4j configuration so client warnings read as they do in production.
  */
 export function startJavaTool(runtime: KafkaRuntime, mainClass: string, args: string[], options: JavaToolOptions = {}): ManagedProcess {
@@ -27,7 +27,7 @@ export function startJavaTool(runtime: KafkaRuntime, mainClass: string, args: st
       '-Duser.timezone=UTC',
       `-Dlog4j.configuration=file:${join(LAB_DIR, 'tools-log4j.properties')}`,
       '-cp',
-      runtime.classpath,
+      runtime.toolsClasspath,
       mainClass,
       ...args,
     ],

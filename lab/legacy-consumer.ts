@@ -18,8 +18,8 @@ function jarIn(dir: string, prefix: string): string {
  * cache's legacy/ folder, and the broker's slf4j + reload4j so its warnings use Kafka's layout.
  */
 function legacyClasspath(runtime: KafkaRuntime): string[] {
-  const legacy = join(runtime.cacheDir, 'legacy')
-  const lib = join(runtime.cacheDir, 'lib')
+  const legacy = join(runtime.toolsCacheDir, 'legacy')
+  const lib = join(runtime.toolsCacheDir, 'lib')
   return [
     jarIn(legacy, 'kafka-clients-'),
     jarIn(legacy, 'lz4-'),
@@ -32,7 +32,7 @@ function legacyClasspath(runtime: KafkaRuntime): string[] {
 
 /** Compiles lab/java/…/LegacyConsumer.java against the old client; rebuilt when the source is newer. */
 function buildLegacyConsumer(runtime: KafkaRuntime): string {
-  const out = join(runtime.cacheDir, 'legacy-consumer')
+  const out = join(runtime.toolsCacheDir, 'legacy-consumer')
   const marker = join(out, 'kafkawhy', 'lab', 'LegacyConsumer.class')
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(SOURCE).mtimeMs) return out
   rmSync(out, { recursive: true, force: true })

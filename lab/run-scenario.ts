@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { diagnoseIncident, DiagnosisUnavailable, verdictProblems, type LabVerdict } from './diagnose-incident.js'
 import { ensureKafkaRuntime, REPO_DIR } from './kafka-runtime.js'
+import { incidentSlug } from './kafka-versions.js'
 import { FaultUnavailable } from './faults/requirements.js'
 import type { Scenario, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 
@@ -25,7 +26,14 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
 export const LAB_EXPECTATION_FILE = 'lab.json'
 
 /** A lab incident's lab.json: read by the replay test. */
-export type LabExpectationFile = { scenario: string; broker: string; faultAt: string; expect: ScenarioExpectation }
+export type LabExpectationFile = {
+  scenario: string
+  /** The broker release it was recorded on; absent in recordings from before the lab ran several. */
+  kafkaVersion?: string
+  broker: string
+  faultAt: string
+  expect: ScenarioExpectation
+}
 
 /** Reads a recorded lab incident's expectation. */
 export function readLabExpectation(dir: string): LabExpectationFile {
@@ -34,8 +42,10 @@ export function readLabExpectation(dir: string): LabExpectationFile {
 
 /** Options for {@link runScenario}. */
 export type RunOptions = {
-  /** Incident directory; default test/incidents/lab-<name>. */
+  /** Incident directory; default test/incidents/lab-<name>, or lab-<name>-<version> on another release. */
   outDir?: string
+  /** The broker release to run on (lab/kafka-versions.ts); default 3.9.1. */
+  kafkaVersion?: string
   /** Keep the cluster's scratch directory (configs, data, full logs). */
   keepWorkDir?: boolean
   /** Skip the diagnosis step (record only). */
@@ -73,10 +83,10 @@ export async function runScenario(name: string, options: RunOptions = {}): Promi
   if (cannot) throw new FaultUnavailable(`${name} cannot run on this machine: ${cannot}`)
   const log = options.log ?? ((m: string) => console.log(`[lab ${name}] ${m}`))
   const started = Date.now()
-  const runtime = ensureKafkaRuntime()
+  const runtime = ensureKafkaRuntime(options.kafkaVersion)
   // A neutral name: brokers print their directories, and no log line may name the scenario.
   const workDir = mkdtempSync(join(tmpdir(), 'kafka-why-lab-'))
-  const outDir = options.outDir ?? join(REPO_DIR, 'test', 'incidents', `lab-${name}`)
+  const outDir = options.outDir ?? join(REPO_DIR, 'test', 'incidents', incidentSlug(name, runtime.version))
   let outcome: ScenarioOutcome
   try {
     outcome = await scenario.run({ runtime, outDir, workDir, log })
@@ -85,7 +95,7 @@ export async function runScenario(name: string, options: RunOptions = {}): Promi
     else log(`scratch directory kept: ${workDir}`)
   }
   log(`incident recorded in ${outDir}`)
-  writeFileSync(join(outDir, LAB_EXPECTATION_FILE), JSON.stringify({ scenario: name, broker: outcome.broker, faultAt: new Date(outcome.faultAt).toISOString(), expect: outcome.expect }, null, 2) + '\n')
+  writeFileSync(join(outDir, LAB_EXPECTATION_FILE), JSON.stringify({ scenario: name, kafkaVersion: runtime.version, broker: outcome.broker, faultAt: new Date(outcome.faultAt).toISOString(), expect: outcome.expect }, null, 2) + '\n')
   if (options.diagnose === false) return { outcome, problems: [], totalMs: Date.now() - started, workDir }
 
   let verdict: LabVerdict | undefined

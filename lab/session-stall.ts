@@ -4,6 +4,8 @@ import kafkajs from 'kafkajs'
 import { startCluster, type LabCluster, type LabMode } from './cluster.js'
 import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from './incident-recorder.js'
 import { startJavaTool } from './java-tool.js'
+import { bundledJarVersion } from './kafka-runtime.js'
+import { DEFAULT_KAFKA_VERSION, kafkaLabel } from './kafka-versions.js'
 import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 import { stallAgentJvmArgs, triggerStall } from './stall-agent.js'
 import { fileHasLine, waitFor } from './wait-for.js'
@@ -97,6 +99,7 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
     brokers: 3,
     mode,
     dir: ctx.workDir,
+    kafkaVersion: ctx.runtime.version,
     ...(mode === 'zk' ? { zkSessionTimeoutMs: sessionMs } : { brokerConfig: { 'broker.session.timeout.ms': String(sessionMs) } }),
     jvmArgsById: agentArgs,
     heapMb: 320,
@@ -183,7 +186,7 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
         { from: producerLog, to: 'clients/producer.log', format: 'client' },
         { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },
       ],
-      readme: sessionStallReadme({ slug, kind, mode, broker: target.id, controller, faultAt, freezeMs, sessionMs, measured, expect }),
+      readme: sessionStallReadme({ slug, kafkaVersion: ctx.runtime.version, zookeeperVersion: bundledJarVersion(ctx.runtime, 'zookeeper'), kind, mode, broker: target.id, controller, faultAt, freezeMs, sessionMs, measured, expect }),
     })
     return { slug, outDir, broker: String(target.id), faultAt, expect, facts: measured }
   } finally {
@@ -195,6 +198,8 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
 
 function sessionStallReadme(r: {
   slug: string
+  kafkaVersion: string
+  zookeeperVersion?: string
   kind: FreezeKind
   mode: LabMode
   broker: number
@@ -213,7 +218,7 @@ function sessionStallReadme(r: {
       : `SIGSTOP of the whole broker process for ${freezeMs} ms, then SIGCONT. The JVM did not run at all, so its safepoint log has no long line: the negative control for the STW rule.`
   return `# ${slug}: ${kind === 'safepoint' ? `a safepoint stall expires a broker's ${session}` : `a frozen process (SIGSTOP) expires a broker's ${session}: not a JVM pause`}
 
-Recorded by \`npm run lab -- ${slug.replace(/^lab-/, '')}\` on a real Apache Kafka 3.9 cluster (${mode === 'zk' ? 'ZooKeeper mode, 3 brokers,\nZooKeeper 3.8' : 'KRaft mode, 3 combined broker+controller nodes'}, OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing
+Recorded by \`npm run lab -- ${r.kafkaVersion === DEFAULT_KAFKA_VERSION ? slug.replace(/^lab-/, '') : `${slug.replace(/^lab-/, '').replace(`-${r.kafkaVersion}`, '')} --kafka-version ${r.kafkaVersion}`}\` on a real ${kafkaLabel(r.kafkaVersion)} cluster (${mode === 'zk' ? `ZooKeeper mode, 3 brokers,\nZooKeeper ${r.zookeeperVersion ?? ''}` : 'KRaft mode, 3 combined broker+controller nodes'}, OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing
 was edited. Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
 
 **What was done.** Topic \`${TOPIC}\` (6 partitions, RF 3, \`min.insync.replicas=2\`), \`${mode === 'zk' ? 'zookeeper' : 'broker'}.session.timeout.ms=${r.sessionMs}\`,
