@@ -1,46 +1,16 @@
 import { existsSync } from 'node:fs'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Rule } from '../dsl/ast.js'
 import { hasErrors, renderDiagnostics } from '../dsl/index.js'
 import { readQuantity } from '../dsl/quantity.js'
 import { openStore } from '../engine/store/open-store.js'
 import { loadRules, resolveRulesPath } from '../rule-files/load-rules.js'
 import type { Store } from '../engine/store/store.js'
+import { CommandError, usageError, UsageError } from './usage-error.js'
 
 /**
- * What the store-backed commands (why, replay) share before their own work starts: option parsing
- * with `--help`, the rule set, the store, and how a failure becomes one line and an exit code.
+ * What the store-backed commands (why, replay) share before their own work starts: the rule set,
+ * the store, and how a failure becomes one line and an exit code.
  */
-
-/** Thrown for bad arguments and unreadable inputs: its message is printed as is, exit code 2. */
-export class UsageError extends Error {}
-
-/** Thrown when the command ran but cannot answer (no data for that broker): one line, exit code 1. */
-export class CommandError extends Error {}
-
-type CommandOptions = NonNullable<ParseArgsConfig['options']>
-
-const HELP = { help: { type: 'boolean', short: 'h', default: false } } as const
-
-type ParsedCommandArgs<O extends CommandOptions> = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O & typeof HELP }>>
-
-/**
- * Parses a command's options (positionals allowed, `--help`/`-h` always known). A bad option prints
- * a usage error, `--help` prints the usage; either way the exit code comes back instead of the values.
- */
-export function parseCommandArgs<const O extends CommandOptions>(argv: string[], usage: string, options: O, allowPositionals = true): ParsedCommandArgs<O> | number {
-  let args: ParsedCommandArgs<O>
-  try {
-    args = parseArgs({ args: argv, allowPositionals, options: { ...options, ...HELP } }) as ParsedCommandArgs<O>
-  } catch (err) {
-    return usageError((err as Error).message)
-  }
-  if ((args.values as { help?: boolean }).help) {
-    console.log(usage)
-    return 0
-  }
-  return args
-}
 
 /** Runs a command body with its rules loaded and the store open; broken rule files stop it first, with exit code 1. */
 export async function withRulesAndStore(rulesPath: string, body: (rules: Rule[], store: Store) => Promise<number>): Promise<number> {
@@ -95,12 +65,6 @@ export async function withStore(body: (store: Store) => Promise<number>): Promis
   } finally {
     await store.close().catch(() => undefined)
   }
-}
-
-/** Prints a usage problem (with the pointer to --help) and gives exit code 2. */
-export function usageError(message: string): number {
-  console.error(`kafka-why: ${message}\n(kafka-why <command> --help for usage)`)
-  return 2
 }
 
 /** Prints rendered rule-file errors and gives exit code 1: nothing is evaluated with broken rules. */

@@ -12,33 +12,15 @@ import { reportStoreUnavailable } from './command-setup.js'
 export type SessionArgs = { replay: string | null; configPath?: string; now?: number }
 
 /**
- * Reads `--replay`, `--no-replay`, `--config`, `--now` and `--help`; the command's own options go to
- * `own`, which takes the option and a reader of its value and says whether it knew it. A bad option
- * prints the problem with the usage and gives 2; `--help` prints the usage and gives 0.
+ * The session options as the command line gave them (--replay, --no-replay, --config, --now); a
+ * `--now` that is not a time prints the problem and gives 2.
  */
-export function parseSessionArgs(command: string, usage: string, argv: string[], own: (option: string, value: () => string) => boolean): SessionArgs | number {
-  const args: SessionArgs = { replay: DEFAULT_INCIDENT }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const next = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new ConfigError([`${a} needs a value`])
-      return v
-    }
-    try {
-      if (a === '--replay') args.replay = next()
-      else if (a === '--no-replay') args.replay = null
-      else if (a === '--config') args.configPath = next()
-      else if (a === '--now') {
-        const v = next()
-        args.now = Date.parse(v)
-        if (Number.isNaN(args.now)) throw new ConfigError([`--now: '${v}' is not an ISO time`])
-      } else if (a === '--help' || a === '-h') {
-        console.log(usage)
-        return 0
-      } else if (!own(a, next)) throw new ConfigError([`unknown option '${a}'`])
-    } catch (err) {
-      console.error(`kafka-why ${command}: ${(err as Error).message}\n\n${usage}`)
+export function readSessionOptions(command: string, options: { replay?: string | false; config?: string; now?: string }): SessionArgs | number {
+  const args: SessionArgs = { replay: options.replay === false ? null : (options.replay ?? DEFAULT_INCIDENT), configPath: options.config }
+  if (options.now !== undefined) {
+    args.now = Date.parse(options.now)
+    if (Number.isNaN(args.now)) {
+      console.error(`kafka-why ${command}: --now: '${options.now}' is not an ISO time\n(kafka-why ${command} --help for usage)`)
       return 2
     }
   }

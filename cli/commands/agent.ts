@@ -5,43 +5,16 @@ import { SignalWriter, type WriteOutcome } from '../../engine/ingest.js'
 import { openStore } from '../../engine/store/open-store.js'
 import { createLogger, logSettingsFrom, type Logger } from '../../logging/logger.js'
 import type { Signal } from '../../signals/signal.js'
-import { parseCommandArgs } from '../command-setup.js'
+import type { AGENT_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
 
-const USAGE = `usage: kafka-why agent --broker <id> --pid <pid|pidfile> [--cluster <name>] [--interval 15s] [--once] [--print] [--log-level info]
-                       [--topic <signals topic> --bootstrap <host:port,…>]
-
-Reads the broker process's /proc/<pid>/fd and /proc/<pid>/maps counts, its open-files limit and
-vm.max_map_count, and ships fd.open, fd.max, mmap.count and mmap.max to the store (Redis when
-REDIS_URL is set), or with --topic to the signals topic that \`serve\` consumes. --once takes one
-reading and exits (1 when the process cannot be read or the reading not stored);
---print also writes each signal as a JSON line on stdout. Problems are logged on stderr as serve's are
-(JSON lines, readable on a terminal; --log-level or KAFKA_WHY_LOG_LEVEL, default info).`
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('agent', argv)
 
 /** `kafka-why agent`: the host agent for one broker. */
-export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(
-    argv,
-    USAGE,
-    {
-      broker: { type: 'string' },
-      pid: { type: 'string' },
-      cluster: { type: 'string', default: 'default' },
-      interval: { type: 'string', default: '15s' },
-      once: { type: 'boolean', default: false },
-      print: { type: 'boolean', default: false },
-      topic: { type: 'string' },
-      bootstrap: { type: 'string' },
-      'log-level': { type: 'string' },
-    },
-    false,
-  )
-  if (typeof parsed === 'number') return parsed
-  const args = parsed.values
-  if (!args.broker || !args.pid) {
-    console.error(`kafka-why agent: --broker and --pid are required\n\n${USAGE}`)
-    return 2
-  }
-  const intervalMs = parseInterval(args.interval!)
+export async function execute({ options: args }: CommandInput<typeof AGENT_OPTIONS>): Promise<number> {
+  const intervalMs = parseInterval(args.interval)
   if (intervalMs === undefined) {
     console.error(`kafka-why agent: --interval '${args.interval}' is not a duration (e.g. 15s, 500ms, 1m)`)
     return 2
@@ -51,14 +24,14 @@ export async function run(argv: string[]): Promise<number> {
     console.error('kafka-why agent: --topic and --bootstrap go together')
     return 2
   }
-  const logSettings = logSettingsFrom(process.env, args['log-level'])
+  const logSettings = logSettingsFrom(process.env, args.logLevel)
   if ('error' in logSettings) {
     console.error(`kafka-why agent: ${logSettings.error}`)
     return 2
   }
   const log = createLogger({ ...logSettings, bindings: { cmd: 'agent', cluster: args.cluster, broker: args.broker } })
   const print = args.print || args.once
-  if (args.topic) return runToTopic(args.topic, args.bootstrap!.split(','), { cluster: args.cluster!, broker: args.broker, pid: args.pid, intervalMs, once: args.once!, print: print!, log })
+  if (args.topic) return runToTopic(args.topic, args.bootstrap!.split(','), { cluster: args.cluster, broker: args.broker, pid: args.pid, intervalMs, once: args.once, print, log })
   const store = openStore(process.env)
   if (!process.env.REDIS_URL && !print) {
     log.warn('REDIS_URL is not set, so readings stay in this process; set it to ship them (or use --print)')

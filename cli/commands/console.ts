@@ -7,31 +7,18 @@ import type { BotMessage, Button } from '../../bot/message.js'
 import { toRespond } from '../../bot/listeners.js'
 import { toConsole } from '../../bot/render/console.js'
 import { messageArgs } from '../../bot/slack/slack-poster.js'
-import { openSession, parseSessionArgs } from '../console-session.js'
+import { openSession, readSessionOptions } from '../console-session.js'
+import type { CONSOLE_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand as runKafkaWhyCommand } from '../command-line/program.js'
 
-const USAGE = `usage: kafka-why console [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--rules <path>]… [--now <ISO time>] [--json] [--as <Slack user id>] [-c "<command>"]
-
-The Slack bot in a terminal: type the same commands as after /kafka (why 1, status, help, …).
-Buttons are numbered; \`click <n>\` presses one. Default incident: test/incidents/seed-000-stw-session-expiry.
---json prints, instead of text, the exact Slack payloads the bot would send (method, channel, text,
-blocks, …), one JSON object per line.
---as U… speaks as that Slack user (listed in allowed.users of the --config file), in an allowed
-channel, so changing commands and admin flows can be tried.`
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runKafkaWhyCommand('console', argv)
 
 /** `kafka-why console`: the bot's commands and messages over the embedded store, no Slack needed. */
-export async function run(argv: string[]): Promise<number> {
-  const rulesPaths: string[] = []
-  let oneShot: string | undefined
-  let json = false
-  let as: string | undefined
-  const args = parseSessionArgs('console', USAGE, argv, (a, next) => {
-    if (a === '--rules') rulesPaths.push(next())
-    else if (a === '-c' || a === '--command') oneShot = next()
-    else if (a === '--json') json = true
-    else if (a === '--as') as = next()
-    else return false
-    return true
-  })
+export async function execute({ options }: CommandInput<typeof CONSOLE_OPTIONS>): Promise<number> {
+  const { rules: rulesPaths, command: oneShot, json, as } = options
+  const args = readSessionOptions('console', options)
   if (typeof args === 'number') return args
   const session = await openSession('console', { ...args, rulesPaths: rulesPaths.length ? rulesPaths : undefined })
   if (typeof session === 'number') return session

@@ -1,7 +1,11 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
-import { parseCommandArgs, loadRuleSet, reportRuleErrors, usageError } from '../command-setup.js'
+import { loadRuleSet, reportRuleErrors } from '../command-setup.js'
+import type { CORPUS_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
+import { usageError } from '../usage-error.js'
 import { renderCorpusDocs, renderCorpusText, spliceDocs } from '../corpus/render-corpus.js'
 import { runCorpus } from '../corpus/run-corpus.js'
 
@@ -11,28 +15,14 @@ import { runCorpus } from '../corpus/run-corpus.js'
  * not written from. `--docs FILE` rewrites the generated table in that file.
  */
 
-const USAGE = `usage: kafka-why corpus [dir] [--rules PATH] [--json] [--docs FILE]
-
-Replays every case of the real-incident corpus (default test/corpus/; each case directory has
-case.yaml, incident.yaml, source.md and the published log lines) through the engine, takes the top
-cause for the case's broker and compares it with the expected rule.
-  --rules PATH  rule file or directory (default rules/)
-  --json        the full report as one JSON object
-  --docs FILE   also rewrite the generated table in FILE (e.g. docs/corpus.md)
-Exit codes: 0 ran (whatever the accuracy), 1 a case could not be loaded, 2 bad usage.`
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('corpus', argv)
 
 /** The subcommand: runs the corpus, prints the report, optionally rewrites the docs table. */
-export async function run(argv: string[]): Promise<number> {
-  const args = parseCommandArgs(argv, USAGE, {
-    rules: { type: 'string', default: 'rules' },
-    json: { type: 'boolean', default: false },
-    docs: { type: 'string' },
-  })
-  if (typeof args === 'number') return args
-  if (args.positionals.length > 1) return usageError(`one corpus directory at most, got ${args.positionals.length}\n\n${USAGE}`)
-  const root = args.positionals[0] ?? 'test/corpus'
+export async function execute({ args, options }: CommandInput<typeof CORPUS_OPTIONS>): Promise<number> {
+  const root = args[0] ?? 'test/corpus'
   if (!existsSync(root)) return usageError(`no such corpus directory: ${root}`)
-  const loaded = await loadRuleSet(args.values.rules as string)
+  const loaded = await loadRuleSet(options.rules)
   if ('error' in loaded) return reportRuleErrors(loaded.error)
   let report
   try {
@@ -41,9 +31,9 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`kafka-why corpus: ${(err as Error).message}`)
     return 1
   }
-  if (args.values.json) console.log(JSON.stringify(report, null, 2))
+  if (options.json) console.log(JSON.stringify(report, null, 2))
   else console.log(renderCorpusText(report))
-  const docs = args.values.docs as string | undefined
+  const docs = options.docs
   if (docs) {
     const existing = existsSync(docs) ? await readFile(docs, 'utf8') : '# Real-incident corpus\n'
     await writeFile(docs, spliceDocs(existing, renderCorpusDocs(report, headCommit())))

@@ -3,26 +3,18 @@ import { digestFor } from '../../bot/commands/digest.js'
 import { toConsole } from '../../bot/render/console.js'
 import { UserError } from '../../bot/errors.js'
 import { reportStoreUnavailable } from '../command-setup.js'
-import { openSession, parseSessionArgs } from '../console-session.js'
+import { openSession, readSessionOptions } from '../console-session.js'
+import type { DIGEST_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
 
-const USAGE = `usage: kafka-why digest [--replay <incident dir> | --no-replay] [--config <bot.yaml>] [--cluster <name>] [--now <ISO time>] [--out <chart.png>] [--spec <chart.json>]
-
-Prints the daily health digest (the 24 h before --now) as the bot would post it, writes its chart
-as a PNG with --out and the chart's Vega-Lite spec (data included) with --spec.
-Default incident: test/incidents/seed-000-stw-session-expiry.`
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('digest', argv)
 
 /** `kafka-why digest`: the digest job in a terminal. */
-export async function run(argv: string[]): Promise<number> {
-  let cluster: string | undefined
-  let out: string | undefined
-  let specOut: string | undefined
-  const args = parseSessionArgs('digest', USAGE, argv, (a, next) => {
-    if (a === '--cluster') cluster = next()
-    else if (a === '--out') out = next()
-    else if (a === '--spec') specOut = next()
-    else return false
-    return true
-  })
+export async function execute({ options }: CommandInput<typeof DIGEST_OPTIONS>): Promise<number> {
+  const { cluster, out, spec: specOut } = options
+  const args = readSessionOptions('digest', options)
   if (typeof args === 'number') return args
   const session = await openSession('digest', args)
   if (typeof session === 'number') return session

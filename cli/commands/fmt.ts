@@ -2,6 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { diagnosticsToJson, formatRules, renderDiagnostics, type Diagnostic } from '../../dsl/index.js'
 import { SYNTAX_CODES } from '../../dsl/parse-file.js'
 import { DEFAULT_RULES_PATH, findRuleFiles } from '../../rule-files/load-rules.js'
+import type { FMT_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
 
 /**
  * `kafka-why fmt [--check | --stdout] [paths…]`: one canonical layout for rule files, so reviews
@@ -10,44 +13,13 @@ import { DEFAULT_RULES_PATH, findRuleFiles } from '../../rule-files/load-rules.j
  * --check or has syntax errors, 2 bad usage.
  */
 
-const USAGE = `usage: kafka-why fmt [--check | --stdout] [--format text|json] [files|dirs…]
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('fmt', argv)
 
-Rewrites rule files in the canonical layout (directories are searched for *.rules; default ${DEFAULT_RULES_PATH}).
-  --check     change nothing; list files that are not formatted and exit 1 if any
-  --stdout    print the formatted text instead of rewriting
-  --format json   print syntax diagnostics as JSON
-Files with syntax errors are left unchanged and reported; exit code 1.`
-
-/** Runs fmt; returns the exit code (the dispatcher in cli/main.ts sets it). */
-export async function run(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(USAGE)
-    return 0
-  }
-  let check = false
-  let stdout = false
-  let json = false
-  const paths: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    if (a === '--check') check = true
-    else if (a === '--stdout') stdout = true
-    else if (a === '--format' || a.startsWith('--format=')) {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]
-      if (v !== 'text' && v !== 'json') {
-        console.error(`kafka-why fmt: --format must be text or json\n\n${USAGE}`)
-        return 2
-      }
-      json = v === 'json'
-    } else if (a.startsWith('-')) {
-      console.error(`kafka-why fmt: unknown option '${a}'\n\n${USAGE}`)
-      return 2
-    } else paths.push(a)
-  }
-  if (check && stdout) {
-    console.error(`kafka-why fmt: --check and --stdout do not combine\n\n${USAGE}`)
-    return 2
-  }
+/** Runs fmt; returns the exit code. */
+export async function execute({ args: paths, options }: CommandInput<typeof FMT_OPTIONS>): Promise<number> {
+  const { check, stdout } = options
+  const json = options.format === 'json'
   const diagnostics: Diagnostic[] = []
   const sources: Record<string, string> = {}
   const files = await findRuleFiles(paths.length ? paths : [DEFAULT_RULES_PATH], diagnostics)

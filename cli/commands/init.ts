@@ -2,15 +2,13 @@ import { access, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SCHEMA_FILES, schemaComment } from '../../file-formats/schema-comment.js'
-import { parseCommandArgs, usageError } from '../command-setup.js'
+import type { INIT_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
+import { usageError } from '../usage-error.js'
 
-const USAGE = `usage: kafka-why init [--out kafka-why.yaml] [--force]
-
-Writes a starter configuration: every option of the bot and of serve, commented, with defaults. Edit
-the clusters, channels and log paths, then run: kafka-why serve --config kafka-why.yaml
-
-  --out path   where to write it (default ./kafka-why.yaml)
-  --force      overwrite an existing file`
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('init', argv)
 
 /** The commented example shipped with kafka-why; the same file a test loads as written. */
 const EXAMPLE = fileURLToPath(new URL('../../kafka-why.example.yaml', import.meta.url))
@@ -19,11 +17,9 @@ const EXAMPLE = fileURLToPath(new URL('../../kafka-why.example.yaml', import.met
  * `kafka-why init`: the starter config, never over an existing file unless asked. Its first line
  * points the editor's YAML language server at the installed schema, relative to where it is written.
  */
-export async function run(argv: string[]): Promise<number> {
-  const args = parseCommandArgs(argv, USAGE, { out: { type: 'string', default: 'kafka-why.yaml' }, force: { type: 'boolean', default: false } }, false)
-  if (typeof args === 'number') return args
-  const out = args.values.out!
-  if (!args.values.force && (await access(out).then(() => true, () => false))) return usageError(`${out} exists; pass --force to overwrite it, or --out another path`)
+export async function execute({ options }: CommandInput<typeof INIT_OPTIONS>): Promise<number> {
+  const out = options.out
+  if (!options.force && (await access(out).then(() => true, () => false))) return usageError(`${out} exists; pass --force to overwrite it, or --out another path`)
   try {
     const example = await readFile(EXAMPLE, 'utf8')
     const body = example.replace(/^# yaml-language-server:.*\n/, '')

@@ -7,58 +7,24 @@ import { LAB_DIR, labUnavailableReason } from '../../lab/kafka-runtime.js'
 import { LATENCY_FAULTS, measureLiveLatency, median, type LiveLatencyOptions } from '../../lab/live-latency.js'
 import { runScenario, SCENARIOS } from '../../lab/run-scenario.js'
 import { parseInterval } from '../../adapters/agent/parse-interval.js'
+import type { LAB_CLUSTER_OPTIONS, LAB_LATENCY_OPTIONS, LAB_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
 
-const USAGE = `usage: kafka-why lab <scenario> [--out <dir>] [--keep] [--no-diagnose]
-       kafka-why lab list
-       kafka-why lab fetch
-       kafka-why lab cluster [--brokers N] [--kraft] [--session-timeout-ms MS] [--keep]
-       kafka-why lab live-latency [--runs N] [--faults zk-freeze,disk-full,kill] [--tick D] [--lag D] [--settle D] [--build DIR] [--timeout D] [--keep]
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('lab', argv)
 
-Runs a fault scenario on a real Kafka cluster on 127.0.0.1, records it under
-test/incidents/lab-<scenario>/ and checks the product's diagnosis of the recording.
-  list      scenarios, with the time, memory and ports each needs
-  fetch     fetch Kafka's jars and the JMX exporter with Maven (lab/fetch-kafka.sh)
-  cluster   start a cluster and keep it until Ctrl-C (prints bootstrap and exporter ports);
-            --keep leaves its directory (configs, data, logs) in place after it stops
-  live-latency  fault → alert on a real 3-broker cluster watched by serve (needs Redis on
-            REDIS_URL or 127.0.0.1:6379, and root for disk-full); prints each leg of the delay
-Exit codes: 0 diagnosis as expected (or recorded with --no-diagnose), 1 wrong diagnosis, 2 usage or lab error.`
-
-/** `kafka-why lab`: reproduce an incident on real Kafka and diagnose the recording. */
-export async function run(argv: string[]): Promise<number> {
-  const [first, ...rest] = argv
-  if (!first || first === '--help' || first === '-h') {
-    console.log(USAGE)
-    return first ? 0 : 2
-  }
-  if (first === 'list') return list()
-  if (first === 'fetch') return spawnSync(join(LAB_DIR, 'fetch-kafka.sh'), [], { stdio: 'inherit' }).status ?? 2
-  const unavailable = labUnavailableReason()
-  if (unavailable) {
-    console.error(`kafka-why lab: ${unavailable}`)
+/** `kafka-why lab <scenario>`: reproduce an incident on real Kafka and diagnose the recording. */
+export async function execute({ args: [scenario], options }: CommandInput<typeof LAB_OPTIONS>): Promise<number> {
+  const unavailable = labUnavailable()
+  if (unavailable !== undefined) return unavailable
+  if (!SCENARIOS[scenario]) {
+    console.error(`kafka-why lab: unknown scenario '${scenario}' (kafka-why lab list shows them)`)
     return 2
   }
-  if (first === 'cluster') return cluster(rest)
-  if (first === 'live-latency') return liveLatency(rest)
-  if (!SCENARIOS[first]) {
-    console.error(`kafka-why lab: unknown scenario '${first}'\n\n${USAGE}`)
-    return 2
-  }
-  let outDir: string | undefined
-  let keep = false
-  let diagnose = true
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]
-    if (a === '--out' && rest[i + 1]) outDir = rest[++i]
-    else if (a === '--keep') keep = true
-    else if (a === '--no-diagnose') diagnose = false
-    else {
-      console.error(`kafka-why lab: unknown option '${a}'\n\n${USAGE}`)
-      return 2
-    }
-  }
+  const { out: outDir, keep, diagnose } = options
   try {
-    const report = await runScenario(first, { outDir, keepWorkDir: keep, diagnose })
+    const report = await runScenario(scenario, { outDir, keepWorkDir: keep, diagnose })
     for (const [k, v] of Object.entries(report.outcome.facts)) console.log(`  ${k}: ${v}`)
     if (report.unavailable) {
       console.log(`recorded; diagnosis not run: ${report.unavailable}`)
@@ -74,7 +40,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`expected top cause ${report.outcome.expect.topRule}: ok`)
     return 0
   } catch (err) {
-    console.error(`kafka-why lab ${first}: ${(err as Error).message}`)
+    console.error(`kafka-why lab ${scenario}: ${(err as Error).message}`)
     return 2
   }
 }
@@ -83,7 +49,21 @@ function fmt(ms: number | undefined): string {
   return ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`
 }
 
-async function list(): Promise<number> {
+/** Why the lab cannot run here (no Java, no Kafka jars) as one line and exit 2; undefined when it can. */
+function labUnavailable(): number | undefined {
+  const reason = labUnavailableReason()
+  if (!reason) return undefined
+  console.error(`kafka-why lab: ${reason}`)
+  return 2
+}
+
+/** `kafka-why lab fetch`: Kafka's jars and the JMX exporter, fetched with Maven. */
+export async function fetchKafka(): Promise<number> {
+  return spawnSync(join(LAB_DIR, 'fetch-kafka.sh'), [], { stdio: 'inherit' }).status ?? 2
+}
+
+/** `kafka-why lab list`: the scenarios and what each needs. */
+export async function list(): Promise<number> {
   for (const [name, load] of Object.entries(SCENARIOS)) {
     try {
       const { scenario } = await load()
@@ -95,24 +75,16 @@ async function list(): Promise<number> {
   return 0
 }
 
-async function cluster(argv: string[]): Promise<number> {
-  let brokers = 1
-  let mode: LabMode = 'zk'
-  let zkSessionTimeoutMs: number | undefined
-  let keep = false
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    if (a === '--brokers') brokers = Number(argv[++i])
-    else if (a === '--kraft') mode = 'kraft'
-    else if (a === '--session-timeout-ms') zkSessionTimeoutMs = Number(argv[++i])
-    else if (a === '--keep') keep = true
-    else {
-      console.error(`kafka-why lab cluster: unknown option '${a}'`)
-      return 2
-    }
-  }
+/** `kafka-why lab cluster`: a cluster kept until Ctrl-C. */
+export async function cluster({ options }: CommandInput<typeof LAB_CLUSTER_OPTIONS>): Promise<number> {
+  const unavailable = labUnavailable()
+  if (unavailable !== undefined) return unavailable
+  const brokers = Number(options.brokers)
+  const mode: LabMode = options.kraft ? 'kraft' : 'zk'
+  const zkSessionTimeoutMs = options.sessionTimeoutMs === undefined ? undefined : Number(options.sessionTimeoutMs)
+  const keep = options.keep
   if (!Number.isInteger(brokers) || brokers < 1 || brokers > 5) {
-    console.error(`kafka-why lab cluster: --brokers must be 1..5, got '${brokers}'`)
+    console.error(`kafka-why lab cluster: --brokers must be 1..5, got '${options.brokers}'`)
     return 2
   }
   if (zkSessionTimeoutMs !== undefined && !(Number.isInteger(zkSessionTimeoutMs) && zkSessionTimeoutMs > 0)) {
@@ -134,41 +106,37 @@ async function cluster(argv: string[]): Promise<number> {
   return 0
 }
 
-async function liveLatency(argv: string[]): Promise<number> {
-  const opts: LiveLatencyOptions = { runs: 3, faults: LATENCY_FAULTS, log: (l) => console.log(l) }
+/** `kafka-why lab live-latency`: fault → alert delays on a real cluster watched by serve. */
+export async function liveLatency({ options }: CommandInput<typeof LAB_LATENCY_OPTIONS>): Promise<number> {
+  const unavailable = labUnavailable()
+  if (unavailable !== undefined) return unavailable
+  const opts: LiveLatencyOptions = { runs: Number(options.runs), faults: LATENCY_FAULTS, log: (l) => console.log(l), keepDir: options.keep }
   const engine: NonNullable<LiveLatencyOptions['engine']> = {}
   const fail = (m: string) => {
     console.error(`kafka-why lab live-latency: ${m}`)
     return 2
   }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const v = argv[i + 1]
-    if (a === '--runs') {
-      opts.runs = Number(v)
-      if (!Number.isInteger(opts.runs) || opts.runs < 1) return fail(`--runs must be a positive whole number, got '${v}'`)
-      i++
-    } else if (a === '--faults') {
-      const list = (v ?? '').split(',').filter(Boolean)
-      const bad = list.filter((f) => !(LATENCY_FAULTS as readonly string[]).includes(f))
-      if (!list.length || bad.length) return fail(`--faults takes a list of ${LATENCY_FAULTS.join(', ')}; got '${v ?? ''}'`)
-      opts.faults = LATENCY_FAULTS.filter((f) => list.includes(f))
-      i++
-    } else if (a === '--tick' || a === '--lag' || a === '--settle') {
-      if (v === undefined || parseInterval(v) === undefined) return fail(`${a} takes a duration (e.g. 1s, 15s), got '${v ?? ''}'`)
-      engine[a.slice(2) as 'tick' | 'lag' | 'settle'] = v
-      i++
-    } else if (a === '--build') {
-      if (!v || !existsSync(join(v, 'cli', 'kafka-why.mjs'))) return fail(`--build takes a kafka-why checkout (with cli/kafka-why.mjs), got '${v ?? ''}'`)
-      opts.build = v
-      i++
-    } else if (a === '--keep') opts.keepDir = true
-    else if (a === '--timeout') {
-      const ms = v === undefined ? undefined : parseInterval(v)
-      if (ms === undefined) return fail(`--timeout takes a duration, got '${v ?? ''}'`)
-      opts.alertTimeoutMs = ms
-      i++
-    } else return fail(`unknown option '${a}'\n\n${USAGE}`)
+  if (!Number.isInteger(opts.runs) || opts.runs < 1) return fail(`--runs must be a positive whole number, got '${options.runs}'`)
+  if (options.faults !== undefined) {
+    const wanted = options.faults.split(',').filter(Boolean)
+    const bad = wanted.filter((f) => !(LATENCY_FAULTS as readonly string[]).includes(f))
+    if (!wanted.length || bad.length) return fail(`--faults takes a list of ${LATENCY_FAULTS.join(', ')}; got '${options.faults}'`)
+    opts.faults = LATENCY_FAULTS.filter((f) => wanted.includes(f))
+  }
+  for (const key of ['tick', 'lag', 'settle'] as const) {
+    const v = options[key]
+    if (v === undefined) continue
+    if (parseInterval(v) === undefined) return fail(`--${key} takes a duration (e.g. 1s, 15s), got '${v}'`)
+    engine[key] = v
+  }
+  if (options.build !== undefined) {
+    if (!existsSync(join(options.build, 'cli', 'kafka-why.mjs'))) return fail(`--build takes a kafka-why checkout (with cli/kafka-why.mjs), got '${options.build}'`)
+    opts.build = options.build
+  }
+  if (options.timeout !== undefined) {
+    const ms = parseInterval(options.timeout)
+    if (ms === undefined) return fail(`--timeout takes a duration, got '${options.timeout}'`)
+    opts.alertTimeoutMs = ms
   }
   if (Object.keys(engine).length) opts.engine = engine
   opts.redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'

@@ -2,7 +2,11 @@ import { diagnosticsToJson, hasErrors, renderDiagnostics } from '../../dsl/index
 import { findingsOfDiagnostics } from '../annotations/finding.js'
 import { isAnnotationFormat, renderFindings } from '../annotations/render.js'
 import { readQuantity } from '../../dsl/quantity.js'
-import { DEFAULT_RULES_PATH, loadRules } from '../../rule-files/load-rules.js'
+import { loadRules } from '../../rule-files/load-rules.js'
+import type { LINT_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
+import { usageError } from '../usage-error.js'
 
 /**
  * `kafka-why lint [--format text|json|github|sarif|checkstyle] [--retention 7d] [paths…]`: every lexer, parser and
@@ -10,57 +14,22 @@ import { DEFAULT_RULES_PATH, loadRules } from '../../rule-files/load-rules.js'
  * Exit codes: 0 no errors (warnings allowed), 1 errors, 2 bad usage.
  */
 
-const USAGE = `usage: kafka-why lint [--format text|json|github|sarif|checkstyle] [--retention DURATION] [files|dirs…]
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('lint', argv)
 
-Checks rule files (directories are searched for *.rules; default ${DEFAULT_RULES_PATH}).
-  --format json        print diagnostics as a JSON array
-  --format github      GitHub Actions annotations (::error file=…,line=…,col=…::…)
-  --format sarif       SARIF 2.1.0 (for code-scanning uploads)
-  --format checkstyle  Checkstyle XML
-  --retention 7d       also report windows longer than the store's retention (DSL021)
-Exit codes: 0 clean (warnings allowed), 1 errors found, 2 bad usage.`
-
-/** Parsed command line shared by lint and fmt: flags, their values, and the remaining paths. */
-export type LintArgs = { format: 'text' | 'json' | 'github' | 'sarif' | 'checkstyle'; retentionMs?: number; paths: string[] }
-
-/** Reads lint's command line, or returns a usage error text. */
-export function parseLintArgs(argv: string[]): LintArgs | { error: string } {
-  const args: LintArgs = { format: 'text', paths: [] }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const value = (): string | undefined => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i])
-    if (a === '--format' || a.startsWith('--format=')) {
-      const v = value()
-      if (v !== 'text' && v !== 'json' && !isAnnotationFormat(v)) return { error: `--format must be text, json, github, sarif or checkstyle, not '${v ?? ''}'` }
-      args.format = v
-    } else if (a === '--retention' || a.startsWith('--retention=')) {
-      const v = value() ?? ''
-      const q = readQuantity(v)
-      if ('message' in q || q.dimension !== 'duration') return { error: `--retention needs a duration such as 7d, not '${v}'` }
-      args.retentionMs = q.value
-    } else if (a.startsWith('-') && a !== '-') {
-      return { error: `unknown option '${a}'` }
-    } else args.paths.push(a)
+/** Runs lint; returns the exit code. */
+export async function execute({ args, options }: CommandInput<typeof LINT_OPTIONS>): Promise<number> {
+  let retentionMs: number | undefined
+  if (options.retention !== undefined) {
+    const q = readQuantity(options.retention)
+    if ('message' in q || q.dimension !== 'duration') return usageError(`--retention needs a duration such as 7d, not '${options.retention}'`)
+    retentionMs = q.value
   }
-  return args
-}
-
-/** Runs lint; returns the exit code (the dispatcher in cli/main.ts sets it). */
-export async function run(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(USAGE)
-    return 0
-  }
-  const args = parseLintArgs(argv)
-  if ('error' in args) {
-    console.error(`kafka-why lint: ${args.error}\n\n${USAGE}`)
-    return 2
-  }
-  const { rules, diagnostics, sources } = await loadRules(args.paths, { retentionMs: args.retentionMs })
-  if (args.format === 'json') {
+  const { rules, diagnostics, sources } = await loadRules(args, { retentionMs })
+  if (options.format === 'json') {
     console.log(diagnosticsToJson(diagnostics))
-  } else if (isAnnotationFormat(args.format)) {
-    const out = renderFindings(args.format, findingsOfDiagnostics(diagnostics), 'kafka-why lint')
+  } else if (isAnnotationFormat(options.format)) {
+    const out = renderFindings(options.format, findingsOfDiagnostics(diagnostics), 'kafka-why lint')
     if (out) console.log(out)
   } else {
     if (diagnostics.length) console.log(renderDiagnostics(diagnostics, sources))

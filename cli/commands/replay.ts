@@ -8,55 +8,36 @@ import { replayAlerts, SignalTimes } from '../../engine/replay-alerts.js'
 import type { Store } from '../../engine/store/store.js'
 import { FileFormatError } from '../../file-formats/yaml-validate.js'
 import type { Signal } from '../../signals/signal.js'
-import { CommandError, parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
+import { readDuration, withRulesAndStore } from '../command-setup.js'
+import { CommandError, usageError, UsageError } from '../usage-error.js'
+import type { REPLAY_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
 import { isoStamp } from '../render-text.js'
 
-const USAGE = `usage: kafka-why replay <files|dirs>... [--broker ID=PATH] [--tz ZONE] [--rules dir] [--cluster name] [--step 15s] [--lag 15s] [--json]
-
-Ingests recorded signals (.jsonl), raw broker/GC/client logs and incident directories into the store
-(Redis when REDIS_URL is set, else the embedded store), then steps through the recording's time the
-way the streaming engine would and prints each alert as it would have fired, updated and resolved.
-
-  --rules dir     rule files (*.rules), default ./rules
-  --cluster name  cluster for logs outside an incident directory (default "default")
-  --broker ID=PATH  replay PATH as broker ID's logs (repeatable); otherwise a directory named
-                  broker-3/, kafka-3/ or kafka-broker-3/ names its broker
-  --tz ZONE       zone of timestamps written without an offset (default: the offset another file
-                  of the set carries, else UTC)
-  --step 15s      tick interval while an alert is open (default 15s)
-  --lag 15s       evaluation lag behind the newest time, for late data (default 15s)
-  --json          one JSON object per alert event`
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('replay', argv)
 
 /** Replays recorded signals and prints the alerts as they would have fired. */
-export async function run(argv: string[]): Promise<number> {
-  const args = parseCommandArgs(argv, USAGE, {
-    rules: { type: 'string', default: 'rules' },
-    cluster: { type: 'string' },
-    broker: { type: 'string', multiple: true },
-    tz: { type: 'string' },
-    step: { type: 'string', default: '15s' },
-    lag: { type: 'string', default: '15s' },
-    json: { type: 'boolean', default: false },
-  })
-  if (typeof args === 'number') return args
+export async function execute({ args, options }: CommandInput<typeof REPLAY_OPTIONS>): Promise<number> {
   let stepMs: number
   let lagMs: number
   let perPath: Map<string, string>
   try {
-    perPath = readBrokerPaths(args.values.broker ?? [])
-    checkZone(args.values.tz)
-    stepMs = readDuration(args.values.step!, '--step')
-    lagMs = readDuration(args.values.lag!, '--lag')
+    perPath = readBrokerPaths(options.broker)
+    checkZone(options.tz)
+    stepMs = readDuration(options.step, '--step')
+    lagMs = readDuration(options.lag, '--lag')
     if (stepMs <= 0) throw new UsageError('--step must be longer than 0')
     if (lagMs < 0) throw new UsageError('--lag must not be negative')
   } catch (err) {
     return usageError((err as Error).message)
   }
-  const paths = [...args.positionals, ...perPath.keys()]
+  const paths = [...args, ...perPath.keys()]
   if (paths.length === 0) return usageError('replay needs at least one file or directory')
-  const json = args.values.json!
-  return withRulesAndStore(args.values.rules!, async (rules, store) => {
-    const ingest = await ingestSources(store, paths, args.values.cluster, { brokers: perPath, timeZone: args.values.tz })
+  const json = options.json
+  return withRulesAndStore(options.rules, async (rules, store) => {
+    const ingest = await ingestSources(store, paths, options.cluster, { brokers: perPath, timeZone: options.tz })
     const log = json ? console.error : console.log
     log(describeIngest(ingest))
     if (ingest.accepted === 0) {

@@ -5,35 +5,16 @@ import { startLiveService } from '../../adapters/live/live-service.js'
 import { openStore } from '../../engine/store/open-store.js'
 import { createLogger, logSettingsFrom, type Logger } from '../../logging/logger.js'
 import { redactText } from '../../secrets/redact.js'
-import { parseCommandArgs } from '../command-setup.js'
+import type { SERVE_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
 
-const USAGE = `usage: kafka-why serve [--config kafka-why.yaml] [--listen [host:]port] [--no-bot] [--log-level info]
-
-Runs the configured live adapters (JMX exporter scrapes, admin API pollers, followed log files), the
-alert loop over the store (Redis when REDIS_URL is set, else in memory) and, when SLACK_BOT_TOKEN is
-set and the file has bot settings, the Slack bot, in one process. The bot keeps retrying while
-Slack is unreachable (GET /healthz shows slack: down) and posts the alerts held meanwhile.
-GET /healthz answers its state as JSON (503 when the store cannot be written); GET /metrics its own Prometheus metrics.
-The config file defaults to KAFKA_WHY_CONFIG, else ./kafka-why.yaml. SIGTERM or SIGINT stops it.
-Logs go to stderr: JSON lines, or one readable line per record on a terminal (KAFKA_WHY_LOG_FORMAT=json|pretty
-forces either); --log-level (trace, debug, info, warn, error, fatal, silent) defaults to KAFKA_WHY_LOG_LEVEL, else info.`
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('serve', argv)
 
 /** `kafka-why serve`: the whole product in one process. */
-export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(
-    argv,
-    USAGE,
-    {
-      config: { type: 'string' },
-      listen: { type: 'string' },
-      'no-bot': { type: 'boolean', default: false },
-      'log-level': { type: 'string' },
-    },
-    false,
-  )
-  if (typeof parsed === 'number') return parsed
-  const args = parsed.values
-  const logSettings = logSettingsFrom(process.env, args['log-level'])
+export async function execute({ options: args }: CommandInput<typeof SERVE_OPTIONS>): Promise<number> {
+  const logSettings = logSettingsFrom(process.env, args.logLevel)
   if ('error' in logSettings) {
     console.error(`kafka-why serve: ${logSettings.error}`)
     return 2
@@ -63,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   const removeGuards = guardProcess(log)
   let service
   try {
-    service = await startLiveService({ config, store, bot: !args['no-bot'], log })
+    service = await startLiveService({ config, store, bot: args.bot, log })
   } catch (err) {
     log.fatal(`cannot start: ${(err as Error).message}`)
     removeGuards()

@@ -2,102 +2,74 @@ import { diagnose } from '../../engine/diagnose.js'
 import type { Store } from '../../engine/store/store.js'
 import { parseAt } from '../../signals/jsonl.js'
 import { isoStamp, renderDiagnosis } from '../render-text.js'
-import { CommandError, parseCommandArgs, readDuration, usageError, UsageError, withRulesAndStore } from '../command-setup.js'
+import { readDuration, withRulesAndStore } from '../command-setup.js'
+import { CommandError, usageError, UsageError } from '../usage-error.js'
+import type { WHY_OPTIONS } from '../command-line/commands.js'
+import type { CommandInput } from '../command-line/option-spec.js'
+import { runCommand } from '../command-line/program.js'
 import path from 'node:path'
 import { checkZone, describeIngest, ingestSources, readBrokerId, readBrokerPaths, type IngestResult } from './replay.js'
 
-const USAGE = `usage: kafka-why why [<broker>] [--since 1h] [--at TIME] [--replay paths] [--broker ID=PATH] [--tz ZONE]
-                     [--rules dir] [--cluster name] [--verbose] [--json]
-
-Prints the ranked diagnosis of one broker: causes with their evidence timelines, near misses, and what
-is abnormal when no rule matched. Reads Redis when REDIS_URL is set, else the embedded store.
-
-  <broker>          3 or broker-3; with --replay it may be left out when the logs hold one broker
-  --since 1h        how far back to look (default 1h; with --replay, the whole recording)
-  --at TIME         diagnose as of TIME (ISO-8601 with offset, or epoch ms); default now, or with
-                    --replay the last replayed signal
-  --replay paths    ingest these files/dirs first (comma-separated or repeated): your own logs
-                    (server.log, gc.log, kafkaServer.out, .gz, .zip and .tar.gz bundles), incident
-                    directories, .jsonl recordings. Records that name no broker are read as <broker>;
-                    a directory named broker-3/, kafka-3/ or kafka-broker-3/ holds broker 3's logs
-  --broker ID=PATH  replay PATH as broker ID's logs (repeatable)
-  --tz ZONE         zone of timestamps written without an offset ("+08:00", "Europe/Berlin");
-                    default: the offset another file of the set carries, else UTC
-  --rules dir       rule files (*.rules), default ./rules
-  --cluster name    the broker's cluster, when the store knows several
-  --verbose, -v     everything: scores, every evidence line and consequence, near-miss evidence
-  --json            the Diagnosis as JSON`
+/** The command as the command line runs it (tests, scripts): parses argv, then the body. */
+export const run = (argv: string[]): Promise<number> => runCommand('why', argv)
 
 /** `kafka-why why <broker>`: the ranked diagnosis of one broker. */
-export async function run(argv: string[]): Promise<number> {
-  const args = parseCommandArgs(argv, USAGE, {
-    since: { type: 'string' },
-    at: { type: 'string' },
-    replay: { type: 'string', multiple: true },
-    broker: { type: 'string', multiple: true },
-    tz: { type: 'string' },
-    rules: { type: 'string', default: 'rules' },
-    cluster: { type: 'string' },
-    json: { type: 'boolean', default: false },
-    verbose: { type: 'boolean', short: 'v', default: false },
-  })
-  if (typeof args === 'number') return args
-  if (args.positionals.length > 1) return usageError(`why takes one broker, got ${args.positionals.join(' ')}`)
+export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS>): Promise<number> {
   let asked: string | undefined
-  if (args.positionals.length === 1) {
-    asked = readBrokerId(args.positionals[0])
-    if (!asked) return usageError(`'${args.positionals[0]}' is not a broker id (expected 3 or broker-3)`)
+  if (args.length === 1) {
+    asked = readBrokerId(args[0])
+    if (!asked) return usageError(`'${args[0]}' is not a broker id (expected 3 or broker-3)`)
   }
   let sinceMs: number | undefined
   let at: number | undefined
   let perPath: Map<string, string>
   try {
-    if (args.values.since !== undefined) sinceMs = readDuration(args.values.since, '--since')
-    if (sinceMs !== undefined && sinceMs <= 0) throw new UsageError(`--since: expected a positive duration, got '${args.values.since}'`)
-    if (args.values.at !== undefined) at = readTime(args.values.at)
-    perPath = readBrokerPaths(args.values.broker ?? [])
-    checkZone(args.values.tz)
+    if (options.since !== undefined) sinceMs = readDuration(options.since, '--since')
+    if (sinceMs !== undefined && sinceMs <= 0) throw new UsageError(`--since: expected a positive duration, got '${options.since}'`)
+    if (options.at !== undefined) at = readTime(options.at)
+    perPath = readBrokerPaths(options.broker)
+    checkZone(options.tz)
   } catch (err) {
     return usageError((err as Error).message)
   }
-  const replay = [...(args.values.replay ?? []).flatMap((p) => p.split(',')).filter(Boolean), ...perPath.keys()]
+  const replay = [...options.replay.flatMap((p) => p.split(',')).filter(Boolean), ...perPath.keys()]
   if (asked === undefined && replay.length === 0) return usageError('why needs a broker, e.g. kafka-why why 3 (or logs to read: kafka-why why --replay /var/log/kafka)')
-  return withRulesAndStore(args.values.rules!, async (rules, store) => {
+  return withRulesAndStore(options.rules, async (rules, store) => {
     let window: { from: number; to: number } | undefined
     let broker = asked
     let ingest: IngestResult | undefined
     if (replay.length) {
-      ingest = await ingestSources(store, replay, args.values.cluster, {
+      ingest = await ingestSources(store, replay, options.cluster, {
         defaultBroker: asked,
         fallbackBroker: asked === undefined ? fallbackBrokerName(replay[0]) : undefined,
         brokers: perPath,
-        timeZone: args.values.tz,
+        timeZone: options.tz,
       })
-      if (!args.values.json) console.error(describeIngest(ingest))
+      if (!options.json) console.error(describeIngest(ingest))
       // A loop, not Math.min(...all): a replay of a few hundred thousand signals overflows the stack.
       for (const times of ingest.times.values()) {
         for (const t of times) window = window ? { from: Math.min(window.from, t), to: Math.max(window.to, t) } : { from: t, to: t }
       }
       if (broker === undefined) {
         const found = [...ingest.brokers].flatMap(([c, set]) => [...set].map((b) => ({ cluster: c, broker: b })))
-        if (found.length === 0) return reportNothingAbnormal(ingest, window, args.values.json!)
+        if (found.length === 0) return reportNothingAbnormal(ingest, window, options.json)
         if (found.length > 1) {
           throw new UsageError(`the logs hold ${found.length} brokers (${found.map((f) => f.broker).join(', ')}): name one, e.g. kafka-why why ${found[0].broker} --replay ${replay.join(' --replay ')}`)
         }
         broker = found[0].broker
-        if (!args.values.json) console.error(`diagnosing broker ${broker}, the one broker in these logs`)
+        if (!options.json) console.error(`diagnosing broker ${broker}, the one broker in these logs`)
       } else if (ingest.brokers.size === 0 && !(await store.brokers()).some((r) => r.broker === broker)) {
         // Nothing in the logs became a broker's signal: healthy input, not an error.
-        return reportNothingAbnormal(ingest, window, args.values.json!)
+        return reportNothingAbnormal(ingest, window, options.json)
       }
     }
-    const cluster = await resolveCluster(store, broker!, args.values.cluster)
+    const cluster = await resolveCluster(store, broker!, options.cluster)
     const now = at ?? window?.to ?? Date.now()
     const from = sinceMs !== undefined ? now - sinceMs : window && at === undefined ? window.from : now - 3_600_000
     const diagnosis = await diagnose(rules, store, { cluster, broker: broker!, from, to: now, now })
-    if (args.values.json) console.log(JSON.stringify(diagnosis, null, 2))
+    if (options.json) console.log(JSON.stringify(diagnosis, null, 2))
     else {
-      console.log(renderDiagnosis(diagnosis, { verbose: args.values.verbose, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR }))
+      console.log(renderDiagnosis(diagnosis, { verbose: options.verbose, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR }))
       if (ingest && !diagnosis.causes.some((c) => c.severity !== 'info') && !diagnosis.unexplained?.length) console.log(nothingAbnormal(ingest, window))
     }
     return 0
