@@ -249,10 +249,10 @@ describe('test/cli/ci', () => {
   }, 60_000)
 
   it.each([
-    [['ci'], 2, /--base is required/],
+    [['ci'], 2, /required option '--base <ref>' not specified/],
     [['ci', '--base', 'no-such-branch'], 2, /unknown git ref 'no-such-branch'/],
-    [['ci', '--base', 'main', '--format', 'html'], 2, /--format must be text, markdown or json/],
-    [['ci', '--base', 'main', '--since', '7d', '--replay', 'incidents/lab-stw'], 2, /give one of them/],
+    [['ci', '--base', 'main', '--format', 'html'], 2, /argument 'html' is invalid. Allowed choices are text, markdown, json/],
+    [['ci', '--base', 'main', '--since', '7d', '--replay', 'incidents/lab-stw'], 2, /option '--since <duration>' cannot be used with option '--replay <paths>'/],
   ])('ci %j: one clear line, exit %i', async (args, code, message) => {
     const r = await kafkaWhy(args, {}, repo)
     expect(r.code).toBe(code)

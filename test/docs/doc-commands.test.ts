@@ -135,10 +135,11 @@ describe('docs: every command shown is run', () => {
     const t = target(command)
     let r: CliResult
     if ('cli' in t) {
-      // `lab <scenario>` and `lab cluster` share lab's usage; every other command prints its own.
-      const sub = t.cli[0]
-      if (!usages.has(sub)) usages.set(sub, kafkaWhy([sub, '--help'], {}, ROOT))
-      r = await usages.get(sub)!
+      // The help of the command as written up to its first option: `lab cluster --help` for a subcommand.
+      const words = t.cli.slice(0, Math.max(1, t.cli.findIndex((w) => /^[-[]/.test(w)) === -1 ? t.cli.length : t.cli.findIndex((w) => /^[-[]/.test(w))))
+      const key = words.join(' ')
+      if (!usages.has(key)) usages.set(key, kafkaWhy([...words, '--help'], {}, ROOT))
+      r = await usages.get(key)!
       expect(r.code, `${command}\n${r.stderr}`).toBe(0)
     } else if (t.program === 'java') {
       // Kafka's tools need a cluster; --version proves the documented class path holds the tool.

@@ -295,6 +295,21 @@ live:
   })
 })
 
+describe('serve/live-service store settings', () => {
+  it('refuses to start when REDIS_URL and REDIS_CLUSTER_NODES are both set', async () => {
+    const config = parseLiveConfig('live:\n  listen: 127.0.0.1:0\n', 'kafka-why.yaml')
+    const store = new MemoryStore()
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} }
+    try {
+      await expect(startLiveService({ config, store, log: quiet, env: { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' } })).rejects.toThrow(
+        /^REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a Redis Cluster, not both$/,
+      )
+    } finally {
+      await store.close()
+    }
+  })
+})
+
 describe('serve/live-service through a Redis outage', () => {
   it('answers 503 while Redis is down, buffers, and stores what arrived meanwhile once it is back', { timeout: 90_000 }, async () => {
     const redisPort = await freePort()
@@ -383,7 +398,7 @@ describe('serve/cli', () => {
 
   it.each([
     [['--config', '/nonexistent/kafka-why.yaml'], /cannot read config '\/nonexistent\/kafka-why.yaml': ENOENT/],
-    [['--bogus'], /Unknown option '--bogus'/],
+    [['--bogus'], /unknown option '--bogus'/],
   ])('exits 2 on %j', async (args, message) => {
     const err = await new Promise<{ code: number; stderr: string }>((resolve) =>
       execFile('node', ['cli/kafka-why.mjs', 'serve', ...args], (e, _o, stderr) => resolve({ code: (e as { code?: number })?.code ?? 0, stderr })),
