@@ -61,6 +61,11 @@ const PLAN: Record<string, Plan> = {
   'npx kafka-why ci --base origin/main --replay test/incidents/lab-stw': { mode: 'help' },
   'npx kafka-why ci --base origin/main --format markdown --output comment.md': { mode: 'help' },
   'npx kafka-why ci --base origin/main --fail-on-new-critical': { mode: 'help' },
+  'npx kafka-why why 1 --sinc 1h': { mode: 'run', exit: 2 },
+  'source <(kafka-why completion bash)': { mode: 'skip', why: "loads the completion script into the reader's shell (test/cli/command-line/completion.test.ts sources it in bash)" },
+  'kafka-why completion bash > ~/.local/share/bash-completion/completions/kafka-why': { mode: 'skip', why: "installs the script into the reader's home (the script is tested in test/cli/command-line/completion.test.ts)" },
+  'source <(kafka-why completion zsh)': { mode: 'skip', why: "loads the completion script into the reader's shell (test/cli/command-line/completion.test.ts loads it in zsh)" },
+  'kafka-why completion zsh > ~/.zfunc/_kafka-why': { mode: 'skip', why: "installs the script into the reader's home (the script is tested in test/cli/command-line/completion.test.ts)" },
 }
 
 /** The commands of one Markdown file, comments and prompts removed. */

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { COMMANDS } from '../../../cli/command-line/commands.js'
@@ -77,6 +78,11 @@ describe('cli/command-line/program', () => {
     for (const argument of spec.arguments ?? []) expect(help).toContain(argument.name)
     for (const sub of spec.subcommands ?? []) expect(help).toContain(sub.name)
     expect(help).toContain('-h, --help')
+  })
+
+  it('has every command in the reference page, docs/cli.md', () => {
+    const doc = readFileSync(`${ROOT}docs/cli.md`, 'utf8')
+    for (const c of COMMANDS) expect(doc, c.name).toMatch(new RegExp(`^\\| \`${c.name}\\b`, 'm'))
   })
 
   it('runs lint without loading a Slack, Kafka or Redis client', async () => {
