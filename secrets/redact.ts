@@ -60,7 +60,7 @@ export function formatRedacted(...args: unknown[]): string {
 }
 
 /** The logger shape serve, the bot and the console share. */
-export type Log = { error(...args: unknown[]): void; warn(...args: unknown[]): void; info(...args: unknown[]): void }
+export type Log = { error(...args: unknown[]): void; warn(...args: unknown[]): void; info(...args: unknown[]): void; debug?(...args: unknown[]): void; trace?(...args: unknown[]): void }
 
 /**
  * Marks a logger that redacts every record itself (logging/logger.ts): wrapping it again would

@@ -5,6 +5,7 @@ import type { AlertEvent } from '../../engine/alerts.js'
 import { AlertEngine } from '../../engine/alerts.js'
 import { SignalWriter, type WriteOutcome } from '../../engine/ingest.js'
 import type { Store } from '../../engine/store/store.js'
+import { storeConfigProblem } from '../../engine/store/open-store.js'
 import type { Signal } from '../../signals/signal.js'
 import { AdminPoller } from '../admin/admin-poller.js'
 import { KafkaAdmin } from '../admin/kafka-admin.js'
@@ -64,11 +65,16 @@ export type Health = {
 
 type BotHandle = { notify(events: AlertEvent[]): Promise<void>; stop(): Promise<void>; slack(): { slack: 'up' | 'down' | 'starting'; since: number; lastError?: string; held: number } }
 
-/** Starts everything `config` names; resolves once the listener is up. */
+/**
+ * Starts everything `config` names; resolves once the listener is up. Store settings that can never
+ * work (REDIS_URL and REDIS_CLUSTER_NODES both set) stop it before anything starts.
+ */
 export async function startLiveService(opts: LiveServiceOptions): Promise<LiveService> {
   const { config, store } = opts
   const now = opts.now ?? Date.now
   const env = opts.env ?? process.env
+  const storeProblem = storeConfigProblem(env)
+  if (storeProblem) throw new Error(storeProblem)
   // Every line serve writes passes redaction: URLs with passwords, tokens in library errors.
   const log = redactingLog(opts.log ?? createLogger({ bindings: { cmd: 'serve' } }))
   const startedAt = now()
@@ -131,6 +137,11 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   const scrapeHealth = new Map<TargetScraper, SourceHealth>()
   const onScrape = (o: ScrapeOutcome, s: TargetScraper) => {
     const h = scrapeHealth.get(s)!
+    // A change of state is news (warn when a target stops answering, info when it is back); each attempt is debug.
+    const scrapeLog = childLog(log, { cluster: s.target.cluster, ...(s.target.broker === undefined ? {} : { broker: s.target.broker }) })
+    if (!o.ok && (h.up || h.failures === 0)) scrapeLog.warn({ target: o.url }, `scrape: ${o.url} not answering: ${o.error ?? 'failed'}`)
+    else if (o.ok && !h.up && h.failures > 0) scrapeLog.info({ target: o.url }, `scrape: ${o.url} answering again after ${h.failures} failures`)
+    else scrapeLog.debug?.({ target: o.url, ok: o.ok, durationMs: o.durationMs, bytes: o.bytes, signals: o.signals }, `scrape: ${o.url} ${o.ok ? 'ok' : (o.error ?? 'failed')}`)
     h.up = o.ok
     h.failures = s.failures
     h.lastError = o.error === undefined ? undefined : redactText(o.error)
@@ -172,6 +183,10 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
           .pollOnce()
           .catch((err: Error) => ({ ok: false, at: now(), signals: 0, error: err.message }))
           .then((o) => {
+            const adminLog = childLog(log, { cluster: c.name })
+            if (!o.ok && (h.up || h.failures === 0)) adminLog.warn(`admin: ${c.name} not answering: ${o.error ?? 'failed'}`)
+            else if (o.ok && !h.up && h.failures > 0) adminLog.info(`admin: ${c.name} answering again after ${h.failures} failures`)
+            else adminLog.debug?.({ ok: o.ok, signals: o.signals }, `admin: poll of ${c.name} ${o.ok ? 'ok' : (o.error ?? 'failed')}`)
             h.up = o.ok
             h.failures = o.ok ? 0 : h.failures + 1
             h.lastError = o.error === undefined ? undefined : redactText(o.error)
@@ -273,6 +288,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
             health.engine.lastTickAt = at
             health.engine.lastTickMs = seconds * 1000
             health.engine.lastError = undefined
+            log.trace?.({ tickMs: seconds * 1000, events: events.length }, 'engine: tick')
             for (const e of events) alertsFired({ type: e.type })
             if (events.length === 0) return
             // Logged as the engine decides, bot or not; the bot logs the delivery under the same alertId.

@@ -96,6 +96,11 @@ describe('serve/log', () => {
     expect(msgs).toContainEqual(expect.stringMatching(/^info health and metrics on http:\/\/127\.0\.0\.1:\d+/))
     expect(msgs).toContainEqual(expect.stringMatching(/^warn slack: (unavailable|down)/))
     expect(msgs).toContainEqual(expect.stringMatching(/^error store: append failed/))
+    // The scrape URL carries its password from the environment; the log shows where, never the password.
+    const scrape = records.find((r) => typeof r.msg === 'string' && r.msg.startsWith('scrape: '))
+    expect(scrape).toMatchObject({ level: 'warn', cluster: 'lab', broker: '1', target: expect.stringMatching(/^http:\/\/\[redacted\]@127\.0\.0\.1:\d+\/metrics$/) })
+    expect(scrape!.msg).toMatch(/^scrape: http:\/\/\[redacted\]@127\.0\.0\.1:\d+\/metrics not answering: /)
+    expect(msgs).toContainEqual(expect.stringMatching(/^warn admin: lab not answering: /))
     expect(msgs).toContain('info stopping')
     const text = run.lines.join('\n')
     for (const [name, value] of Object.entries(SECRETS)) expect(text, name).not.toContain(value)
