@@ -5,6 +5,9 @@
  * carry them must agree.
  */
 
+/** What every command says when the environment names both a single Redis and a cluster. */
+export const BOTH_STORES_SET = 'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a Redis Cluster, not both'
+
 /** Where the cluster is and how to log in, as the Cluster client takes it. */
 export type ClusterTarget = {
   nodes: { host: string; port: number }[]

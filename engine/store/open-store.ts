@@ -1,6 +1,7 @@
 import { MemoryStore, type StoreCaps } from './memory-store.js'
 import { DEFAULT_PREFIX, RedisStore } from './redis-store.js'
 import type { Store } from './store.js'
+import { BOTH_STORES_SET } from './cluster-nodes.js'
 
 /** Options for choosing and configuring the store. */
 export type OpenStoreOptions = StoreCaps & {
@@ -23,6 +24,15 @@ export function sharedStoreSource(env: Record<string, string | undefined>): Shar
   if (env.REDIS_CLUSTER_NODES?.trim()) return 'REDIS_CLUSTER_NODES'
   if (env.REDIS_URL?.trim()) return 'REDIS_URL'
   return undefined
+}
+
+/**
+ * Why the environment's store settings cannot be used at all (both REDIS_URL and
+ * REDIS_CLUSTER_NODES), or undefined. A long-running process checks this before it starts, rather
+ * than running on a store whose every call fails.
+ */
+export function storeConfigProblem(env: Record<string, string | undefined>): string | undefined {
+  return env.REDIS_URL?.trim() && env.REDIS_CLUSTER_NODES?.trim() ? BOTH_STORES_SET : undefined
 }
 
 /**

@@ -4,7 +4,7 @@ import { lookupSignal } from '../../signals/catalogue.js'
 import { validateSignal } from '../../signals/jsonl.js'
 import type { Signal } from '../../signals/signal.js'
 import { keySlot } from './cluster-slot.js'
-import { displayClusterNodes, parseClusterNodes } from './cluster-nodes.js'
+import { BOTH_STORES_SET, displayClusterNodes, parseClusterNodes } from './cluster-nodes.js'
 import { brokerMember, brokerMemberPrefix, byTime, createKeys, decodeMember, factField, signalMember, type Keys } from './keys.js'
 import { defineScripts, type ScriptCommands } from './lua-scripts.js'
 import { DEFAULT_AUDIT_CAP, DEFAULT_BROKERS_PER_CLUSTER, DEFAULT_DIAGNOSES_CAP, compareBrokerRefs, withoutUndefined, type StoreCaps } from './memory-store.js'
@@ -249,7 +249,7 @@ export class RedisStore implements Store {
     if (options.clusterNodes !== undefined) {
       this.where = `Redis Cluster at ${displayClusterNodes(options.clusterNodes)}`
       const target = parseClusterNodes(options.clusterNodes)
-      if (options.url !== undefined) this.problem = 'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a Redis Cluster, not both'
+      if (options.url !== undefined) this.problem = BOTH_STORES_SET
       else if (typeof target === 'string') this.problem = `cannot use REDIS_CLUSTER_NODES '${displayClusterNodes(options.clusterNodes)}': ${target}`
       const usable = typeof target === 'string' ? { nodes: [{ host: '127.0.0.1', port: 6379 }], tls: false } : target
       redis = new Cluster(usable.nodes, {

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteKeysWithPrefix } from '../../engine/store/redis-store.js'
@@ -49,6 +52,20 @@ describe('store-backed commands on a Redis Cluster (REDIS_CLUSTER_NODES)', () =>
     expect(r.stdout).toMatch(/^Daily Kafka digest: perf-lab/)
     expect(r.stdout).toContain('stw_pause_session_expiry')
   }, 120_000)
+
+  it('serve refuses to start with both REDIS_URL and REDIS_CLUSTER_NODES, in one line', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kafka-why-serve-'))
+    try {
+      writeFileSync(path.join(dir, 'kafka-why.yaml'), 'live:\n  listen: 127.0.0.1:0\n')
+      const r = await kafkaWhy(['serve', '--config', path.join(dir, 'kafka-why.yaml')], { ...envFor(), REDIS_URL: 'redis://127.0.0.1:6379' })
+      expect(r.code).toBe(1)
+      const lines = `${r.stdout}${r.stderr}`.trim().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toContain('cannot start: REDIS_URL and REDIS_CLUSTER_NODES are both set')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
 
   it('says in one line, password hidden, when no node answers or both variables are set', async () => {
     const down = await kafkaWhy(['why', '3'], { REDIS_CLUSTER_NODES: 'redis://:hunter2@127.0.0.1:1,127.0.0.1:2' })
