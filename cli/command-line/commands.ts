@@ -138,9 +138,13 @@ export const AGENT_OPTIONS = {
   logLevel: LOG_LEVEL,
 } as const satisfies OptionSpecs
 
+/** The broker release a lab cluster runs (lab/kafka-versions.ts); its jars are fetched on first use. */
+const KAFKA_VERSION = { flags: '--kafka-version <version>', description: 'the Kafka release the brokers run (0.10.2.2, 1.0.2, 2.8.2, 3.6.2, 3.9.1, 4.1.1)', default: '3.9.1' } as const
+
 /** `lab <scenario>`: a fault on real Kafka, recorded and diagnosed. */
 export const LAB_OPTIONS = {
-  out: { flags: '--out <dir>', description: 'record under DIR instead of test/incidents/lab-<scenario>/', complete: 'dir' },
+  out: { flags: '--out <dir>', description: 'record under DIR instead of test/incidents/lab-<scenario>/ (lab-<scenario>-<version>/ on another release)', complete: 'dir' },
+  kafkaVersion: KAFKA_VERSION,
   keep: KEEP,
   diagnose: { flags: '--no-diagnose', description: 'record only; do not check the diagnosis' },
 } as const satisfies OptionSpecs
@@ -149,6 +153,7 @@ export const LAB_OPTIONS = {
 export const LAB_CLUSTER_OPTIONS = {
   brokers: { flags: '--brokers <n>', description: 'how many brokers (1..5)', default: '1' },
   kraft: { flags: '--kraft', description: 'KRaft mode instead of ZooKeeper' },
+  kafkaVersion: KAFKA_VERSION,
   sessionTimeoutMs: { flags: '--session-timeout-ms <ms>', description: "the brokers' ZooKeeper session timeout" },
   keep: KEEP,
 } as const satisfies OptionSpecs
@@ -323,6 +328,7 @@ test/incidents/lab-<scenario>/ and checks the product's diagnosis of the recordi
       {
         name: 'fetch',
         summary: "fetch Kafka's jars and the JMX exporter with Maven (lab/fetch-kafka.sh)",
+        arguments: [{ name: 'version', description: 'another Kafka release to fetch beside 3.9.1 (e.g. 2.8.2)' }],
         options: {},
         load: async () => (await import('../commands/lab.js')).fetchKafka,
       },

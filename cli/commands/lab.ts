@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startCluster, type LabMode } from '../../lab/cluster.js'
+import { startCluster, type LabCluster, type LabMode } from '../../lab/cluster.js'
 import { LAB_DIR, labUnavailableReason } from '../../lab/kafka-runtime.js'
+import { checkKafkaVersion, kafkaVersionProfile } from '../../lab/kafka-versions.js'
 import { LATENCY_FAULTS, measureLiveLatency, median, type LiveLatencyOptions } from '../../lab/live-latency.js'
 import { runScenario, SCENARIOS } from '../../lab/run-scenario.js'
 import { parseInterval } from '../../adapters/agent/parse-interval.js'
@@ -22,9 +23,14 @@ export async function execute({ args: [scenario], options }: CommandInput<typeof
     console.error(`kafka-why lab: unknown scenario '${scenario}' (kafka-why lab list shows them)`)
     return 2
   }
-  const { out: outDir, keep, diagnose } = options
+  const { out: outDir, keep, diagnose, kafkaVersion } = options
+  const badVersion = versionProblem(kafkaVersion)
+  if (badVersion) {
+    console.error(`kafka-why lab: ${badVersion}`)
+    return 2
+  }
   try {
-    const report = await runScenario(scenario, { outDir, keepWorkDir: keep, diagnose })
+    const report = await runScenario(scenario, { outDir, keepWorkDir: keep, diagnose, kafkaVersion })
     for (const [k, v] of Object.entries(report.outcome.facts)) console.log(`  ${k}: ${v}`)
     if (report.unavailable) {
       console.log(`recorded; diagnosis not run: ${report.unavailable}`)
@@ -57,9 +63,19 @@ function labUnavailable(): number | undefined {
   return 2
 }
 
-/** `kafka-why lab fetch`: Kafka's jars and the JMX exporter, fetched with Maven. */
-export async function fetchKafka(): Promise<number> {
-  return spawnSync(join(LAB_DIR, 'fetch-kafka.sh'), [], { stdio: 'inherit' }).status ?? 2
+/** A one-line reason why `version` is not a release the lab can run, or undefined. */
+function versionProblem(version: string): string | undefined {
+  try {
+    checkKafkaVersion(version)
+    return undefined
+  } catch (err) {
+    return `--kafka-version: ${(err as Error).message}`
+  }
+}
+
+/** `kafka-why lab fetch [version]`: Kafka's jars and the JMX exporter, fetched with Maven. */
+export async function fetchKafka({ args: [version] }: CommandInput<Record<string, never>>): Promise<number> {
+  return spawnSync(join(LAB_DIR, 'fetch-kafka.sh'), version ? [version] : [], { stdio: 'inherit' }).status ?? 2
 }
 
 /** `kafka-why lab list`: the scenarios and what each needs. */
@@ -82,6 +98,17 @@ export async function cluster({ options }: CommandInput<typeof LAB_CLUSTER_OPTIO
   const brokers = Number(options.brokers)
   const mode: LabMode = options.kraft ? 'kraft' : 'zk'
   const zkSessionTimeoutMs = options.sessionTimeoutMs === undefined ? undefined : Number(options.sessionTimeoutMs)
+  const kafkaVersion = options.kafkaVersion
+  const badVersion = versionProblem(kafkaVersion)
+  if (badVersion) {
+    console.error(`kafka-why lab cluster: ${badVersion}`)
+    return 2
+  }
+  const profile = kafkaVersionProfile(kafkaVersion)
+  if (!profile.modes.includes(mode)) {
+    console.error(`kafka-why lab cluster: Kafka ${kafkaVersion} runs in ${profile.modes.map((m) => (m === 'zk' ? 'ZooKeeper' : 'KRaft')).join(' or ')} mode only${mode === 'zk' ? ' (add --kraft)' : ''}`)
+    return 2
+  }
   const keep = options.keep
   if (!Number.isInteger(brokers) || brokers < 1 || brokers > 5) {
     console.error(`kafka-why lab cluster: --brokers must be 1..5, got '${options.brokers}'`)
@@ -93,7 +120,13 @@ export async function cluster({ options }: CommandInput<typeof LAB_CLUSTER_OPTIO
   }
   // A directory of our own is left in place by stop(); the cluster's default temporary one is not.
   const dir = keep ? mkdtempSync(join(tmpdir(), 'kafka-why-lab-')) : undefined
-  const c = await startCluster({ brokers, mode, zkSessionTimeoutMs, dir })
+  let c: LabCluster
+  try {
+    c = await startCluster({ brokers, mode, zkSessionTimeoutMs, dir, kafkaVersion })
+  } catch (err) {
+    console.error(`kafka-why lab cluster: ${(err as Error).message}`)
+    return 2
+  }
   console.log(`bootstrap ${c.bootstrap}${c.zkConnect ? `  zookeeper ${c.zkConnect}` : ''}`)
   for (const b of c.brokers) console.log(`broker ${b.id}: port ${b.port}, exporter ${b.exporterPort ?? '–'}, pid ${b.pid}, logs ${b.logDir}`)
   console.log(keep ? `Ctrl-C stops it; ${c.dir} is kept.` : 'Ctrl-C stops it.')

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { diagnoseIncident, verdictProblems } from '../../lab/diagnose-incident.js'
 import { REPO_DIR } from '../../lab/kafka-runtime.js'
+import { incidentSlug } from '../../lab/kafka-versions.js'
 import { LAB_EXPECTATION_FILE, readLabExpectation, SCENARIOS } from '../../lab/run-scenario.js'
 
 const INCIDENTS = join(REPO_DIR, 'test', 'incidents')
@@ -11,8 +12,16 @@ const recorded = readdirSync(INCIDENTS)
   .sort()
 
 describe('lab/recorded', () => {
-  it('has a recording of every scenario', () => {
-    expect(recorded).toEqual(Object.keys(SCENARIOS).map((name) => `lab-${name}`).sort())
+  it('has a recording of every scenario on the default release', () => {
+    expect(recorded.filter((d) => incidentSlug(readLabExpectation(join(INCIDENTS, d)).scenario) === d)).toEqual(Object.keys(SCENARIOS).map((name) => `lab-${name}`).sort())
+  })
+
+  it('names each recording after its scenario and the release it ran on', () => {
+    for (const d of recorded) {
+      const { scenario, kafkaVersion } = readLabExpectation(join(INCIDENTS, d))
+      expect(Object.keys(SCENARIOS), d).toContain(scenario)
+      expect(d).toBe(incidentSlug(scenario, kafkaVersion))
+    }
   })
 
   it.each(recorded)('%s replays offline to the diagnosis its scenario expects', async (slug) => {
