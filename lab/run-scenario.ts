@@ -20,6 +20,9 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'disk-io-error': () => import('./scenarios/disk-io-error.js'),
   'broker-kill': () => import('./scenarios/broker-kill.js'),
   'under-min-isr': () => import('./scenarios/under-min-isr.js'),
+  'zk-kill': () => import('./scenarios/zk-kill.js'),
+  'rolling-restart': () => import('./scenarios/rolling-restart.js'),
+  'zk-partition': () => import('./scenarios/zk-partition.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */

@@ -142,14 +142,18 @@ export const MATCHERS: readonly Matcher[] = [
     re: /^(?:\[ZooKeeperClient[^\]]*\] )?Session expired\.?$|zookeeper state changed \(Expired\)/,
     build: (_m, _r, st, at) => (once(st, 'e', at) ? { name: 'zk.session_expired' } : undefined),
   },
-  // 4. Kafka 0.9-1.0 zkclient "zookeeper state changed (Disconnected)"; ZooKeeper 3.4-3.9 ClientCnxn
-  //    "Unable to read additional data from server sessionid 0x…, likely server has closed socket".
+  // 4. Kafka 0.9-1.0 zkclient "zookeeper state changed (Disconnected)"; ZooKeeper 3.4 ClientCnxn
+  //    "Unable to read additional data from server sessionid 0x…, likely server has closed socket" (3.6+
+  //    moved that text into the exception under the next line); 3.5 "Session 0x… for server …, unexpected
+  //    error, closing socket connection and attempting reconnect"; 3.6-3.9 "Session 0x… for server …,
+  //    Closing socket connection. Attempting reconnect except it is a SessionExpiredException." (the lab's
+  //    ZooKeeper killed under Kafka 3.9: one on every retry, so one per session and second).
   {
-    literals: ['zookeeper state changed (Disconnected)', 'Unable to read additional data from server'],
+    literals: ['zookeeper state changed (Disconnected)', 'Unable to read additional data from server', 'closing socket connection and attempting reconnect', 'Closing socket connection. Attempting reconnect'],
     scope: 'message',
     formats: KAFKA,
-    re: /zookeeper state changed \(Disconnected\)|Unable to read additional data from server/,
-    build: () => ({ name: 'zk.disconnected' }),
+    re: /zookeeper state changed \(Disconnected\)|Unable to read additional data from server|^Session 0x([0-9a-f]+) for (?:server|sever) .*?(?:, unexpected error, closing socket connection and attempting reconnect|, Closing socket connection\. Attempting reconnect except it is a SessionExpiredException\.)/,
+    build: (m, _r, st, at) => (m[1] === undefined || once(st, `d${m[1]}`, at) ? { name: 'zk.disconnected' } : undefined),
   },
   // 5. Kafka 3.0-4.x ReplicationControlManager (KRaft controller) "Fencing broker N because its session
   //    has timed out."; the signal belongs to the fenced broker.

@@ -36,6 +36,30 @@ const kafkaRows: Row[] = [
     [{ name: 'zk.session_expired' }],
   ],
   [
+    'ZooKeeper 3.8.4 ClientCnxn under Kafka 3.9, the server killed (lab-zk-kill): the 3.4 text is now the exception under it',
+    '[2026-12-01 12:17:16,082] WARN Session 0x1000015140e0002 for server /127.0.0.1:37677, Closing socket connection. Attempting reconnect except it is a SessionExpiredException. (org.apache.zookeeper.ClientCnxn)\n' +
+      'EndOfStreamException: Unable to read additional data from server sessionid 0x1000015140e0002, likely server has closed socket\n' +
+      '\tat org.apache.zookeeper.ClientCnxnSocketNIO.doIO(ClientCnxnSocketNIO.java:77)',
+    [{ name: 'zk.disconnected' }],
+  ],
+  [
+    'ZooKeeper 3.8.4 ClientCnxn retries a second apart (lab-zk-kill): one disconnect per session and second',
+    '[2026-12-01 12:17:35,442] INFO Opening socket connection to server /127.0.0.1:37677. (org.apache.zookeeper.ClientCnxn)\n' +
+      '[2026-12-01 12:17:35,443] WARN Session 0x1000015140e0002 for server /127.0.0.1:37677, Closing socket connection. Attempting reconnect except it is a SessionExpiredException. (org.apache.zookeeper.ClientCnxn)\n' +
+      'java.net.ConnectException: Connection refused\n' +
+      '[2026-12-01 12:17:35,943] WARN Session 0x1000015140e0002 for server /127.0.0.1:37677, Closing socket connection. Attempting reconnect except it is a SessionExpiredException. (org.apache.zookeeper.ClientCnxn)\n' +
+      'java.net.ConnectException: Connection refused\n' +
+      '[2026-12-01 12:17:37,528] WARN Session 0x1000015140e0002 for server /127.0.0.1:37677, Closing socket connection. Attempting reconnect except it is a SessionExpiredException. (org.apache.zookeeper.ClientCnxn)\n' +
+      'java.net.ConnectException: Connection refused',
+    [{ name: 'zk.disconnected' }, { name: 'zk.disconnected' }],
+  ],
+  [
+    'ZooKeeper ClientCnxn with its "for sever" misspelling (test/corpus/zk-timeout-injected-network-latency)',
+    '[2022-09-23 15:25:24,780] WARN Session 0x100000045930005 for sever zookeeper/10.20.20.10:2181, Closing socket connection. Attempting reconnect except it is a SessionExpiredException. (org.apache.zookeeper.ClientCnxn)\n' +
+      'org.apache.zookeeper.ClientCnxn$SessionTimeoutException: Client session timed out, have not heard from server in 12001ms for session id 0x100000045930005',
+    [{ name: 'zk.disconnected' }],
+  ],
+  [
     'Kafka 3.x ReplicationControlManager (KRaft controller) fences broker 2',
     '[2024-05-01 10:00:00,123] INFO [QuorumController id=1] Fencing broker 2 because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)',
     [{ name: 'kraft.broker_fenced', broker: '2', labels: { fenced_broker: '2' } }],

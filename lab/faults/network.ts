@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
+import { firstReason, FaultUnavailable, needsCommand, needsRoot, runOrThrow } from './requirements.js'
+
+/** Why loopback traffic of one user cannot be dropped here (iptables with the owner match), or undefined. */
+export function userTrafficDropUnavailable(): string | undefined {
+  const matches = existsSync('/proc/net/ip_tables_matches') ? readFileSync('/proc/net/ip_tables_matches', 'utf8') : ''
+  return firstReason(
+    needsRoot('dropping a broker\'s packets'),
+    needsCommand('iptables', 'iptables'),
+    /^owner$/m.test(matches) || matches === '' ? undefined : 'the kernel has no iptables owner match (xt_owner)',
+  )
+}
+
+/**
+ * Drops, on the loopback interface, the TCP packets that processes of one user send to the given
+ * ports: a broker run as that user is cut off from those services (ZooKeeper, its peers) while every
+ * other process on the host still reaches them. The rules carry a unique comment and undo() deletes
+ * exactly them; it is idempotent.
+ */
+export function dropUserTraffic(uid: number, dports: number[]): () => void {
+  const reason = userTrafficDropUnavailable()
+  if (reason) throw new FaultUnavailable(reason)
+  const tag = `kafka-why-lab-${randomBytes(4).toString('hex')}`
+  const rules = dports.map((port) => ['OUTPUT', '-o', 'lo', '-p', 'tcp', '--dport', String(port), '-m', 'owner', '--uid-owner', String(uid), '-m', 'comment', '--comment', tag, '-j', 'DROP'])
+  const added: string[][] = []
+  const undo = () => {
+    for (const r of added.splice(0)) runOrThrow('iptables', ['-D', ...r], 'removing a lab packet filter')
+  }
+  try {
+    for (const r of rules) {
+      runOrThrow('iptables', ['-A', ...r], 'adding a lab packet filter')
+      added.push(r)
+    }
+  } catch (err) {
+    undo()
+    throw err
+  }
+  return undo
+}
