@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises'
 import { MemoryStore } from '../../engine/store/memory-store.js'
-import { openStore } from '../../engine/store/open-store.js'
+import { openStore, sharedStoreSource } from '../../engine/store/open-store.js'
 import type { Store } from '../../engine/store/store.js'
 import { GitError } from '../ci/git-changes.js'
 import { renderCiMarkdown, renderCiText } from '../ci/render-ci.js'
@@ -29,7 +29,7 @@ export async function execute({ options: v }: CommandInput<typeof CI_OPTIONS>): 
     return usageError((err as Error).message)
   }
   const replay = v.replay
-  const useStore = replay.length === 0 && Boolean(process.env.REDIS_URL?.trim())
+  const storeSource = replay.length === 0 ? sharedStoreSource(process.env) : undefined
   let store: Store | undefined
   const history = async (): Promise<History | undefined> => {
     if (replay.length) {
@@ -41,10 +41,10 @@ export async function execute({ options: v }: CommandInput<typeof CI_OPTIONS>): 
       const to = times.reduce((m, t) => Math.max(m, t), -Infinity)
       return { store, from, to, source: `${replay.length === 1 ? replay[0] : `${replay.length} recordings`} (${ingest.accepted.toLocaleString('en-US')} signals)` }
     }
-    if (!useStore) return undefined
+    if (!storeSource) return undefined
     store = openStore(process.env)
     const to = Date.now()
-    return { store, from: to - sinceMs, to, source: `the store (REDIS_URL), last ${v.since ?? '30d'}` }
+    return { store, from: to - sinceMs, to, source: `the store (${storeSource}), last ${v.since ?? '30d'}` }
   }
   try {
     const report = await runCi({ base: v.base, rulesDir: v.rules, testsDir: v.tests ?? v.rules, history, windowMs, stepMs })

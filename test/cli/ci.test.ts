@@ -4,10 +4,12 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
+import { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSignalSources } from '../../adapters/incident.js'
 import { escapeGithubData, escapeGithubProperty } from '../../cli/annotations/github.js'
 import { RedisStore } from '../../engine/store/redis-store.js'
+import { startLabRedisCluster } from '../../lab/redis-cluster.js'
 import { kafkaWhy } from '../support/kafka-why-cli.js'
 import { deletePrefixes, TEST_REDIS_URL } from '../support/redis-prefix.js'
 
@@ -190,6 +192,36 @@ describe('test/cli/ci', () => {
     } finally {
       await store.close()
       await deletePrefixes([prefix])
+    }
+  }, 180_000)
+
+  it('backtests over a Redis Cluster store (REDIS_CLUSTER_NODES) with the same findings', async () => {
+    const cluster = await startLabRedisCluster()
+    const prefix = `kafka-why-test:${randomUUID()}:`
+    const store = new RedisStore({ clusterNodes: cluster.nodesEnv, prefix })
+    try {
+      const batches: Parameters<typeof store.append>[0][] = []
+      for await (const batch of readSignalSources([INCIDENT])) batches.push(batch)
+      const first = Math.min(...batches.flat().map((s) => s.at))
+      const shift = Date.now() - 2 * 3_600_000 - first
+      for (const batch of batches) await store.append(batch.map((s) => ({ ...s, at: s.at + shift })))
+      const admin = new Cluster(cluster.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })))
+      try {
+        // The incident's brokers are spread over more than one shard, so the backtest reads across them.
+        await admin.cluster('INFO')
+        const shards = await Promise.all(admin.nodes('master').map(async (node) => (await node.keys(`${prefix}sig:*`)).length))
+        expect(shards.filter((n) => n > 0).length).toBeGreaterThan(1)
+      } finally {
+        admin.disconnect()
+      }
+      const r = await kafkaWhy(['ci', '--base', 'main', '--since', '1d', '--window', '30m', '--format', 'markdown'], { REDIS_CLUSTER_NODES: cluster.nodesEnv, KAFKA_WHY_REDIS_PREFIX: prefix }, repo)
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(1)
+      expect(r.stdout).toMatch(/over the store \(REDIS_CLUSTER_NODES\), last 1d, .*: [\d,]+ signals read in 4[89] windows/)
+      expectBacktestTable(r.stdout)
+    } finally {
+      await store.close()
+      await cluster.stop()
     }
   }, 180_000)
 
