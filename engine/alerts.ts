@@ -8,9 +8,11 @@ import { evaluateRules } from './evaluate.js'
 import { alertFingerprint } from './fingerprint.js'
 import { lateDataCanUndo } from './late-data.js'
 import { loadForRules } from './load-data.js'
-import type { Match } from './match.js'
+import type { EvalData, EvalWindow, Match } from './match.js'
+import { lookbackMs } from './rule-signals.js'
 import { signalKind } from './signal-kind.js'
 import type { AlertRecord, Silence, Store } from './store/store.js'
+import { TickReads } from './tick-reads.js'
 
 /** Re-exported so the bot imports everything an alert event holds from one module. */
 export type { AlertRecord } from './store/store.js'
@@ -49,10 +51,21 @@ export type AlertEngineOptions = {
   minUpdateIntervalMs?: number
   /** Identity in the store's locks; default random. Two processes must differ. */
   owner?: string
+  /**
+   * Rules that look back further than LONG_WINDOW_LOOKBACK_MS (a leak trend over 24 h, rebalances
+   * over 12 h) are evaluated this often instead of every tick, their last matches kept in between:
+   * re-reading a day of samples every 15 s is most of a large estate's cost and moves a day-long
+   * trend by nothing. Default 5 m; 0 evaluates them every tick.
+   */
+  longWindowEveryMs?: number
 }
 
 /** Late log lines from a tailer or a slow scrape still land inside the evaluated time. */
 export const DEFAULT_LAG_MS = 15_000
+/** A rule looking back further than this is a long-window rule (see longWindowEveryMs). */
+export const LONG_WINDOW_LOOKBACK_MS = 3_600_000
+/** How often long-window rules are evaluated by default. */
+export const DEFAULT_LONG_WINDOW_EVERY_MS = 5 * 60_000
 /** An event rule matches for an instant; this keeps its alert up long enough to read. */
 export const DEFAULT_KEEP_FIRING_MS = 5 * 60_000
 /** A still-firing incident is brought back to attention this often. */
@@ -61,6 +74,9 @@ export const DEFAULT_RENOTIFY_MS = 4 * 3_600_000
 export const DEFAULT_MIN_UPDATE_INTERVAL_MS = 60_000
 
 type Active = { rule: Rule; cluster: string; broker: string; match: Match; cause: Cause }
+type Held = { rule: Rule; match: Match; related: Match[] }
+/** A broker's long-window matches as last evaluated, with the causes built then. */
+type LongWindowResult = { at: number; built: { fp: string; rule: Rule; match: Match; cause: Cause }[] }
 
 /**
  * Streaming alerts over a shared store. Each `tick(now)` evaluates every rule for every broker at
@@ -79,6 +95,9 @@ export class AlertEngine {
   private readonly renotifyMs: number
   private readonly minUpdateIntervalMs: number
   private readonly owner: string
+  private readonly longWindowEveryMs: number
+  /** Long-window results per broker; a cache of evaluation output, rebuilt after a restart. */
+  private readonly longWindow = new Map<string, LongWindowResult>()
 
   constructor(opts: AlertEngineOptions) {
     this.store = opts.store
@@ -91,11 +110,13 @@ export class AlertEngine {
     this.renotifyMs = opts.renotifyMs ?? DEFAULT_RENOTIFY_MS
     this.minUpdateIntervalMs = opts.minUpdateIntervalMs ?? DEFAULT_MIN_UPDATE_INTERVAL_MS
     this.owner = opts.owner ?? `alert-engine-${Math.random().toString(36).slice(2, 10)}`
+    this.longWindowEveryMs = opts.longWindowEveryMs ?? DEFAULT_LONG_WINDOW_EVERY_MS
   }
 
   /** Swaps the rule set (after a rules reload); alerts of removed rules are left as they are. */
   setRules(rules: readonly Rule[]): void {
     this.rules = rules
+    this.longWindow.clear()
   }
 
   /**
@@ -204,37 +225,64 @@ export class AlertEngine {
     const active = new Map<string, Active>()
     if (this.rules.length === 0) return active
     const window = { from: t - this.keepFiringMs, to: t, now: t }
-    for (const { cluster, broker } of await this.store.brokers()) {
+    const long = this.longWindowEveryMs > 0 ? this.rules.filter((r) => lookbackMs(r.when) > LONG_WINDOW_LOOKBACK_MS) : []
+    const every = long.length ? this.rules.filter((r) => !long.includes(r)) : this.rules
+    const reads = new TickReads(this.store)
+    const seen = new Set<string>()
+    for (const { cluster, broker } of await reads.brokers()) {
       if (this.cluster !== undefined && cluster !== this.cluster) continue
-      const { data } = await loadForRules(this.store, { cluster, broker, rules: this.rules, from: window.from, to: t })
-      const here = new Map<string, Omit<Active, 'cause'> & { related: Match[] }>()
-      for (const { rule, matches } of evaluateRules(this.rules, data, window)) {
-        for (const match of matches) {
-          if (match.lastAt < window.from) continue
-          const fp = alertFingerprint(rule.id, cluster, broker, match.labels)
-          const prev = here.get(fp)
-          if (!prev) here.set(fp, { rule, cluster, broker, match, related: [] })
-          else if (match.at >= prev.match.at) here.set(fp, { rule, cluster, broker, match, related: [...prev.related, prev.match] })
-          else prev.related.push(match)
-        }
+      const key = `${cluster}\u0000${broker}`
+      seen.add(key)
+      const built = every.length ? await this.evaluateBroker(reads, every, { cluster, broker }, window) : []
+      if (long.length) {
+        const last = this.longWindow.get(key)
+        const result = last && t - last.at < this.longWindowEveryMs && t >= last.at ? last : { at: t, built: await this.evaluateBroker(reads, long, { cluster, broker }, window) }
+        this.longWindow.set(key, result)
+        // Kept matches age out of the window exactly as fresh ones would.
+        for (const b of result.built) if (b.match.lastAt >= window.from) built.push({ ...b, cause: freshCause(b.cause) })
       }
-      // Causes with their consequences; an alert another one on this broker explains says so, so
-      // the bot can thread it under its cause instead of posting a rival incident.
-      const built = [...here].map(([fp, a]) => {
-        const cause = buildCause(a.rule, a.match, { cluster, broker }, a.related)
-        addConsequences(cause, a.rule, data, window)
-        return { fp, a, cause, rule: a.rule }
-      })
+      // An alert another one on this broker explains says so, so the bot can thread it under its
+      // cause instead of posting a rival incident.
       markExplained(built)
-      for (const { fp, a, cause } of built) active.set(fp, { rule: a.rule, cluster, broker, match: a.match, cause })
+      for (const { fp, rule, match, cause } of built) active.set(fp, { rule, cluster, broker, match, cause })
     }
+    for (const key of this.longWindow.keys()) if (!seen.has(key)) this.longWindow.delete(key)
     return active
+  }
+
+  /** One broker's causes for a set of rules at the window's end, consequences included, not yet cross-marked. */
+  private async evaluateBroker(reads: TickReads, rules: readonly Rule[], at: { cluster: string; broker: string }, window: EvalWindow) {
+    const { data } = await loadForRules(reads, { ...at, rules, from: window.from, to: window.to })
+    const here = new Map<string, Held>()
+    for (const { rule, matches } of evaluateRules(rules, data, window)) {
+      for (const match of matches) {
+        if (match.lastAt < window.from) continue
+        const fp = alertFingerprint(rule.id, at.cluster, at.broker, match.labels)
+        const prev = here.get(fp)
+        if (!prev) here.set(fp, { rule, match, related: [] })
+        else if (match.at >= prev.match.at) here.set(fp, { rule, match, related: [...prev.related, prev.match] })
+        else prev.related.push(match)
+      }
+    }
+    return [...here].map(([fp, a]) => ({ fp, rule: a.rule, match: a.match, cause: causeWithConsequences(a, at, data, window) }))
   }
 
   /** One process wins the right to send a given notification; the lease outlives any retry. */
   private claim(name: string): Promise<boolean> {
     return this.store.acquireLock(name, this.owner, Math.max(this.keepFiringMs, this.renotifyMs, 3_600_000))
   }
+}
+
+function causeWithConsequences(a: Held, at: { cluster: string; broker: string }, data: EvalData, window: EvalWindow): Cause {
+  const cause = buildCause(a.rule, a.match, at, a.related)
+  addConsequences(cause, a.rule, data, window)
+  return cause
+}
+
+/** A kept cause as it was built, before this tick's cross-marking (markExplained adds to these lists). */
+function freshCause(cause: Cause): Cause {
+  const { explainedBy: _explainedBy, ...rest } = cause
+  return { ...rest, explainsRules: [] }
 }
 
 /** Silenced by rule id, rule name or fingerprint. */

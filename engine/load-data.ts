@@ -1,6 +1,6 @@
 import { CATALOGUE } from '../signals/catalogue.js'
 import type { Signal } from '../signals/signal.js'
-import type { Store } from './store/store.js'
+import type { SignalReader } from './tick-reads.js'
 import { CLUSTER_LOSS_SERIES, CLUSTER_LOSS_WINDOW_MS, deriveClusterLoss, isClusterLossSeries } from './cluster-loss.js'
 import { withDerivedSources } from './derived-facts.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
@@ -33,7 +33,7 @@ const CLUSTER_WIDE_NAMES = Object.keys(CATALOGUE).filter(isClusterWide)
  * (client logs, cluster metrics) and the catalogue's cluster-wide signals whichever broker reported
  * them, plus the latest facts of the broker and of the cluster. One round of queries for all rules.
  */
-export async function loadEvalData(store: Store, req: LoadRequest): Promise<LoadedData> {
+export async function loadEvalData(store: SignalReader, req: LoadRequest): Promise<LoadedData> {
   const wanted = req.names ? [...new Set(req.names)] : undefined
   const seriesNames = wanted?.filter((n) => signalKind(n) !== 'fact')
   const factNames = wanted ? withDerivedSources(wanted.filter((n) => signalKind(n) === 'fact')) : undefined
@@ -100,7 +100,7 @@ export type RulesLoadRequest = {
  * a `trend(heap.after_gc) over 24h` rule does not make every other series load a day of history.
  * The window itself is read once; the older history is read per look-back and put in front of it.
  */
-export async function loadForRules(store: Store, req: RulesLoadRequest): Promise<LoadedData> {
+export async function loadForRules(store: SignalReader, req: RulesLoadRequest): Promise<LoadedData> {
   const lookbackOf = new Map<string, number>()
   for (const rule of req.rules) {
     const back = lookbackMs(rule.when)
@@ -132,7 +132,7 @@ export async function loadForRules(store: Store, req: RulesLoadRequest): Promise
 }
 
 /** A derived cluster-wide series (cluster-loss.ts) from every broker's source events in the window. */
-async function readClusterLoss(store: Store, name: string, req: LoadRequest): Promise<Signal[]> {
+async function readClusterLoss(store: SignalReader, name: string, req: LoadRequest): Promise<Signal[]> {
   const brokers = (await store.brokers()).filter((b) => b.cluster === req.cluster).map((b) => b.broker)
   const names = [...CLUSTER_LOSS_SERIES[name].from]
   // Source events up to a window before `from` count towards a loss that happens inside it.
