@@ -41,7 +41,8 @@ export function readDuration(text: string, option: string): number {
 }
 
 /**
- * Runs a command body with the configured store: Redis when REDIS_URL is set, else the embedded one.
+ * Runs a command body with the configured store: Redis when REDIS_URL is set, a Redis Cluster when
+ * REDIS_CLUSTER_NODES is, else the embedded one.
  * An unreachable Redis or a bad path becomes one clear line and exit code 1 (2 for usage), never a
  * stack trace.
  */

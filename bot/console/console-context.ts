@@ -10,8 +10,8 @@ import { UserError } from '../errors.js'
 
 /**
  * The bot without Slack: the same context the Slack app uses, over the embedded store (or Redis when
- * REDIS_URL is set) with a recorded incident loaded, so `kafka-why console` and `kafka-why digest`
- * show exactly what the channel would see.
+ * REDIS_URL or REDIS_CLUSTER_NODES is set) with a recorded incident loaded, so `kafka-why console`
+ * and `kafka-why digest` show exactly what the channel would see.
  */
 
 /** The incident replayed when none is named. */

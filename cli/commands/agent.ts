@@ -2,7 +2,7 @@ import { SignalsTopicProducer } from '../../adapters/admin/signals-topic.js'
 import { HostAgent } from '../../adapters/agent/host-agent.js'
 import { parseInterval } from '../../adapters/agent/parse-interval.js'
 import { SignalWriter, type WriteOutcome } from '../../engine/ingest.js'
-import { openStore } from '../../engine/store/open-store.js'
+import { openStore, sharedStoreSource } from '../../engine/store/open-store.js'
 import { createLogger, logSettingsFrom, type Logger } from '../../logging/logger.js'
 import type { Signal } from '../../signals/signal.js'
 import type { AGENT_OPTIONS } from '../command-line/commands.js'
@@ -33,8 +33,8 @@ export async function execute({ options: args }: CommandInput<typeof AGENT_OPTIO
   const print = args.print || args.once
   if (args.topic) return runToTopic(args.topic, args.bootstrap!.split(','), { cluster: args.cluster, broker: args.broker, pid: args.pid, intervalMs, once: args.once, print, log })
   const store = openStore(process.env)
-  if (!process.env.REDIS_URL && !print) {
-    log.warn('REDIS_URL is not set, so readings stay in this process; set it to ship them (or use --print)')
+  if (!sharedStoreSource(process.env) && !print) {
+    log.warn('neither REDIS_URL nor REDIS_CLUSTER_NODES is set, so readings stay in this process; set one to ship them (or use --print)')
   }
   // Buffered writes: a store outage holds readings (up to the writer's bound) instead of losing them.
   const writer = new SignalWriter(store, {

@@ -117,6 +117,6 @@ async function resolveCluster(store: Store, broker: string, given: string | unde
   const clusters = refs.filter((r) => r.broker === broker).map((r) => r.cluster)
   if (clusters.length === 1) return clusters[0]
   if (clusters.length > 1) throw new UsageError(`broker ${broker} exists in clusters ${clusters.join(', ')}; pass --cluster`)
-  if (refs.length === 0) throw new CommandError('no signals stored yet: pass --replay <incident dir or files>, or set REDIS_URL to a store the adapters write to')
+  if (refs.length === 0) throw new CommandError('no signals stored yet: pass --replay <incident dir or files>, or set REDIS_URL (or REDIS_CLUSTER_NODES) to a store the adapters write to')
   throw new CommandError(`no signals stored for broker ${broker} (known brokers: ${refs.map((r) => `${r.cluster}/${r.broker}`).join(', ')})`)
 }
