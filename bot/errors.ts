@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { childLog } from '../logging/logger.js'
 
 /**
  * The only error whose text may reach Slack or the console. Everything else is an internal failure:
@@ -19,6 +20,7 @@ export type ErrorLog = { error(...args: unknown[]): void }
 export function userFacingError(err: unknown, log: ErrorLog): { text: string; id?: string } {
   if (err instanceof UserError) return { text: err.message }
   const id = `E-${randomBytes(4).toString('hex')}`
-  log.error({ errorId: id }, `[${id}]`, err)
+  // A structured log carries the id as a field too; a plain one (the console) prints it in the line.
+  childLog(log, { errorId: id }).error(`[${id}]`, err)
   return { id, text: `Something went wrong on our side (error id ${id}). Quote this id to the bot's operator; nothing was changed.` }
 }

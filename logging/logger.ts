@@ -122,7 +122,7 @@ export function logSettingsFrom(env: NodeJS.ProcessEnv, flagLevel?: string): { l
  * A child of any log the code is handed: a real Logger gets a child with the fields, a plain
  * `{ info, warn, error }` (tests, the console) is returned as it is.
  */
-export function childLog<L extends { info(...a: unknown[]): void }>(log: L, fields: LogFields): L {
+export function childLog<L extends object>(log: L, fields: LogFields): L {
   const c = (log as { child?: (f: LogFields) => L }).child
   return typeof c === 'function' ? c.call(log, fields) : log
 }
