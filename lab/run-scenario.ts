@@ -23,6 +23,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'zk-kill': () => import('./scenarios/zk-kill.js'),
   'rolling-restart': () => import('./scenarios/rolling-restart.js'),
   'zk-partition': () => import('./scenarios/zk-partition.js'),
+  'heap-oom': () => import('./scenarios/heap-oom.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
