@@ -164,7 +164,7 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
           }
         : {
             [`"Fencing broker ${target.id}" lines (all controllers)`]: cluster.brokers.reduce(
-              (n, b) => n + countLines(b.serverLog, new RegExp(`Fencing broker ${target.id} because its session has timed out`)),
+              (n, b) => n + countLines(b.serverLog, new RegExp(`Fencing broker ${target.id} (?:at epoch \\d+ )?because its session has timed out`)),
               0,
             ),
           }),

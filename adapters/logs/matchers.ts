@@ -155,13 +155,14 @@ export const MATCHERS: readonly Matcher[] = [
     re: /zookeeper state changed \(Disconnected\)|Unable to read additional data from server|^Session 0x([0-9a-f]+) for (?:server|sever) .*?(?:, unexpected error, closing socket connection and attempting reconnect|, Closing socket connection\. Attempting reconnect except it is a SessionExpiredException\.)/,
     build: (m, _r, st, at) => (m[1] === undefined || once(st, `d${m[1]}`, at) ? { name: 'zk.disconnected' } : undefined),
   },
-  // 5. Kafka 3.0-4.x ReplicationControlManager (KRaft controller) "Fencing broker N because its session
-  //    has timed out."; the signal belongs to the fenced broker.
+  // 5. Kafka 3.0-3.9 ReplicationControlManager (KRaft controller) "Fencing broker N because its session
+  //    has timed out."; 4.1 "Fencing broker N at epoch E because its session has timed out."; the
+  //    signal belongs to the fenced broker.
   {
     literals: ['Fencing broker'],
     scope: 'message',
     formats: KAFKA,
-    re: /Fencing broker (\d+) because its session has timed out/,
+    re: /Fencing broker (\d+) (?:at epoch \d+ )?because its session has timed out/,
     build: (m) => ({ name: 'kraft.broker_fenced', broker: m[1], labels: { fenced_broker: m[1] } }),
   },
   // 6. Kafka 3.0-4.x BrokerLifecycleManager "Unable to send a heartbeat because the RPC got timed out

@@ -65,6 +65,11 @@ const kafkaRows: Row[] = [
     [{ name: 'kraft.broker_fenced', broker: '2', labels: { fenced_broker: '2' } }],
   ],
   [
+    'Kafka 4.1.1 ReplicationControlManager names the fenced broker\'s epoch (test/incidents/lab-stw-kraft-4.1.1)',
+    '[2026-12-01 12:28:38,071] INFO [QuorumController id=2] Fencing broker 1 at epoch 12 because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)',
+    [{ name: 'kraft.broker_fenced', broker: '1', labels: { fenced_broker: '1' } }],
+  ],
+  [
     'Kafka 3.x BrokerLifecycleManager heartbeat RPC timeout',
     '[2024-05-01 10:00:00,123] INFO [BrokerLifecycleManager id=2] Unable to send a heartbeat because the RPC got timed out before it could be sent. (kafka.server.BrokerLifecycleManager)',
     [{ name: 'kraft.heartbeat_failed', broker: '2' }],
