@@ -149,6 +149,12 @@ export const LAB_OPTIONS = {
   diagnose: { flags: '--no-diagnose', description: 'record only; do not check the diagnosis' },
 } as const satisfies OptionSpecs
 
+/** `lab all`: the whole scenario catalogue, one cluster at a time, and its table. */
+export const LAB_ALL_OPTIONS = {
+  out: { flags: '--out <dir>', description: 'record each scenario under DIR/lab-<scenario>/ instead of test/incidents/', complete: 'dir' },
+  only: { flags: '--only <list>', description: 'comma-separated scenarios to run (default all)' },
+} as const satisfies OptionSpecs
+
 /** `lab cluster`: a cluster kept until Ctrl-C. */
 export const LAB_CLUSTER_OPTIONS = {
   brokers: { flags: '--brokers <n>', description: 'how many brokers (1..5)', default: '1' },
@@ -324,6 +330,16 @@ test/incidents/lab-<scenario>/ and checks the product's diagnosis of the recordi
         summary: 'scenarios, with the time, memory and ports each needs',
         options: {},
         load: async () => (await import('../commands/lab.js')).list,
+      },
+      {
+        name: 'all',
+        summary: 'run every scenario (one cluster at a time) and print scenario, expected, top cause, fault → evidence',
+        description: `Runs the whole catalogue on fresh clusters, one after another, recording each scenario and
+diagnosing the recording; a scenario this machine cannot run (no root, a missing tool or kernel
+feature) is listed as skipped with the reason.`,
+        options: LAB_ALL_OPTIONS,
+        helpAfter: 'Exit codes: 0 every scenario run diagnosed as expected, 1 a wrong diagnosis or a failed run, 2 usage or lab error.',
+        load: async () => (await import('../commands/lab.js')).all,
       },
       {
         name: 'fetch',
