@@ -419,7 +419,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
 }
 
 /**
- * serve's log line for an alert without the bot: when the evidence happened beside when the engine
+ * serve's log line for an alert event (bot or not): when the evidence happened beside when the engine
  * decided, so a reader (or the lab's latency measurement) sees both.
  */
 export function alertLine(e: AlertEvent): string {
