@@ -2,8 +2,12 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { PassThrough } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { Health } from '../../adapters/live/live-service.js'
+import { parseLiveConfig } from '../../adapters/live/live-config.js'
+import { startLiveService, type Health } from '../../adapters/live/live-service.js'
+import { MemoryStore } from '../../engine/store/memory-store.js'
+import { createLogger } from '../../logging/logger.js'
 import { freePort } from '../adapters/prometheus/jmx-jvm.js'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-why-serve-log-'))
@@ -117,6 +121,30 @@ describe('serve/log', () => {
     // --log-level warn beats KAFKA_WHY_LOG_LEVEL=debug: the info lines are gone.
     expect(run.lines.join('\n')).not.toContain('health and metrics on')
     for (const [name, value] of Object.entries(SECRETS)) expect(run.lines.join('\n'), name).not.toContain(value)
+  })
+
+  it('logs an alert the engine raises under its alertId (the stored fingerprint), rule, cluster and broker', { timeout: 60_000 }, async () => {
+    const rules = path.join(dir, 'stale.rules')
+    writeFileSync(rules, 'rule source_down\n  severity warning\n  when source.stale\n  then cause "a signal source of broker {broker} stopped answering"\n')
+    const down = await freePort()
+    const config = parseLiveConfig(
+      `rules: [${JSON.stringify(rules)}]\nlive:\n  listen: 127.0.0.1:0\n  engine: { tick: 300ms, lag: 0s }\n  clusters:\n    lab:\n      scrape: { interval: 300ms, targets: [{ broker: 4, url: "http://127.0.0.1:${down}/metrics" }] }\n`,
+    )
+    const out = new PassThrough()
+    let text = ''
+    out.on('data', (d) => (text += d))
+    const store = new MemoryStore()
+    const service = await startLiveService({ config, store, env: {}, log: createLogger({ format: 'json', destination: out, env: {} }) })
+    try {
+      const end = Date.now() + 30_000
+      while (!text.includes('alert firing') && Date.now() < end) await new Promise((r) => setTimeout(r, 100))
+      const [alert] = await store.listAlerts()
+      const line = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => String(r.msg).startsWith('alert firing'))
+      expect(line).toMatchObject({ level: 'info', alertId: alert.fingerprint, rule: 'source_down', cluster: 'lab', broker: '4' })
+    } finally {
+      await service.stop()
+      await store.close()
+    }
   })
 
   it('refuses a bad --log-level as a usage error', async () => {
