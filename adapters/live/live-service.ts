@@ -233,6 +233,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
         h.up = false
         h.failures++
         h.lastError = String((e.payload as { error?: Error }).error?.message ?? 'consumer crashed')
+        log.error({ topic: t.topic, groupId: t.groupId }, `signals topic: consumer crashed: ${h.lastError}`)
       })
     } catch (err) {
       h.failures++
