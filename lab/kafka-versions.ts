@@ -85,3 +85,8 @@ export function incidentSlug(scenario: string, version: string = DEFAULT_KAFKA_V
 export function kafkaLabel(version: string): string {
   return `Apache Kafka ${version === DEFAULT_KAFKA_VERSION ? '3.9' : version}`
 }
+
+/** The command that records a scenario on `version`, as READMEs state it. */
+export function labCommand(scenario: string, version: string = DEFAULT_KAFKA_VERSION): string {
+  return version === DEFAULT_KAFKA_VERSION ? `npm run lab -- ${scenario}` : `npm run lab -- ${scenario} --kafka-version ${version}`
+}

@@ -5,6 +5,7 @@ import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, write
 import { startJavaTool } from '../java-tool.js'
 import { startLegacyConsumer } from '../legacy-consumer.js'
 import type { ManagedProcess } from '../managed-process.js'
+import { atLeast, incidentSlug, kafkaLabel, labCommand } from '../kafka-versions.js'
 import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
 import { countLines, createTopic } from '../session-stall.js'
 
@@ -24,15 +25,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * broker: FetchMessageConversionsPerSec climbs and the heap works hard.
  */
 async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
-  ctx.log(`starting ZooKeeper and 1 broker with a ${HEAP_MB} MiB heap`)
-  const cluster = await startCluster({ brokers: 1, mode: 'zk', dir: ctx.workDir, heapMb: HEAP_MB })
-  const broker = cluster.brokers[0]
+  // Before 2.0 (KIP-283) a fetch is converted whole on the heap, as in the seed report; there two
+  // brokers replicate the topic, so the ISR shrink that followed the OOM there can happen here too.
+  const eager = !atLeast(ctx.runtime.version, 2, 0)
+  const brokers = eager ? 2 : 1
+  ctx.log(`starting ZooKeeper and ${brokers} broker(s) with a ${HEAP_MB} MiB heap`)
+  const cluster = await startCluster({ brokers, mode: 'zk', kafkaVersion: ctx.runtime.version, dir: ctx.workDir, heapMb: HEAP_MB })
+  let broker = cluster.brokers[0]
   const recorder = new ScrapeRecorder(cluster)
   const clientsDir = join(ctx.workDir, 'clients')
   mkdirSync(clientsDir, { recursive: true })
   const loops: ManagedProcess[] = []
   try {
-    await createTopic(cluster, TOPIC, PARTITIONS, 1, {})
+    await createTopic(cluster, TOPIC, PARTITIONS, brokers, {})
     recorder.start()
     ctx.log(`writing ${RECORDS} records of 1 KiB to ${TOPIC}`)
     const fill = startJavaTool(
@@ -59,6 +64,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
 
     const conversions = recorder.signals.filter((s) => s.name === 'fetch.down_conversion' && s.labels?.topic === TOPIC)
     const peak = conversions.reduce((m, s) => Math.max(m, s.value ?? 0), 0)
+    // The broker to diagnose: the one whose heap ran out most often.
+    const ooms = (b: typeof broker) => countLines(b.serverLog, /OutOfMemoryError/)
+    broker = cluster.brokers.reduce((best, b) => (ooms(b) > ooms(best) ? b : best), broker)
     const server = broker.serverLog
     const measured = {
       'broker heap (MiB)': HEAP_MB,
@@ -67,12 +75,11 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
       'peak down-conversions per second (exporter)': Math.round(peak),
       'GC pauses logged during the run': countLines(broker.gcLog, /\[info\]\[gc\s*\] GC\(\d+\) Pause/),
       'OutOfMemoryError lines': countLines(server, /OutOfMemoryError/),
+      ...(eager ? { '"Shrinking ISR" lines (all brokers)': cluster.brokers.reduce((n, b) => n + countLines(b.serverLog, /Shrinking ISR/), 0) } : {}),
     }
-    const expect: ScenarioExpectation = {
-      topRule: 'down_conversion_heavy',
-      alsoTop: ['down_conversion_heap_oom', 'down_conversion_oom_stack'],
-      absentRules: ['stw_pause_session_expiry'],
-    }
+    const expect: ScenarioExpectation = eager
+      ? { topRule: 'down_conversion_heap_oom', alsoTop: ['down_conversion_oom_stack'], absentRules: ['stw_pause_session_expiry', 'down_conversion_heavy'] }
+      : { topRule: 'down_conversion_heavy', alsoTop: ['down_conversion_heap_oom', 'down_conversion_oom_stack'], absentRules: ['stw_pause_session_expiry'] }
     writeIncident({
       outDir: ctx.outDir,
       cluster,
@@ -81,9 +88,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
         { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },
         ...loops.map((_, i) => ({ from: join(clientsDir, `legacy-consumer-${i + 1}.log`), to: `clients/legacy-consumer-${i + 1}.log`, listed: false })),
       ],
-      readme: readme(faultAt, measured, expect),
+      readme: readme(ctx.runtime.version, broker.id, faultAt, measured, expect),
     })
-    return { slug: 'lab-down-conversion', outDir: ctx.outDir, broker: String(broker.id), faultAt, expect, facts: measured }
+    return { slug: incidentSlug('down-conversion', ctx.runtime.version), outDir: ctx.outDir, broker: String(broker.id), faultAt, expect, facts: measured }
   } finally {
     for (const l of loops) await l.stop(1_000)
     await recorder.stop()
@@ -91,10 +98,10 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
   }
 }
 
-function readme(faultAt: number, measured: Record<string, string | number>, expect: ScenarioExpectation): string {
-  return `# lab-down-conversion: old-protocol consumers make a small-heap broker down-convert everything
+function readme(version: string, brokerId: number, faultAt: number, measured: Record<string, string | number>, expect: ScenarioExpectation): string {
+  return `# ${incidentSlug('down-conversion', version)}: old-protocol consumers make a small-heap broker down-convert everything
 
-Recorded by \`npm run lab -- down-conversion\` on a real Apache Kafka 3.9 broker (ZooKeeper mode, 1 broker,
+Recorded by \`${labCommand('down-conversion', version)}\` on a real ${kafkaLabel(version)} ${atLeast(version, 2, 0) ? 'broker (ZooKeeper mode, 1 broker' : 'cluster (ZooKeeper mode, 2 brokers, the topic replicated on both'},
 ${HEAP_MB} MiB heap, OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing
 was edited. Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
 
@@ -107,15 +114,20 @@ the broker converted every batch it served. (Debian's kcat was tried first: its 
 
 ${measuredTable(measured)}
 
-Kafka 3.9 converts lazily in chunks (KIP-283), so the heap is worked hard but does not run out as it
-did on Kafka 1.0 in the seed report.
+${
+  atLeast(version, 2, 0)
+    ? `Kafka ${version} converts lazily in chunks (KIP-283), so the heap is worked hard but does not run out as it
+did on Kafka 1.0 in the seed report.`
+    : `Kafka ${version} converts each fetch response whole on the heap (KAFKA-6709; lazy, chunked conversion came
+with KIP-283 in 2.0), as the seed report's 1.0.1 brokers did.`
+}
 
 ## Files
 
 | file | what |
 |---|---|
-| \`broker-1/server.log\`, \`controller.log\`, \`state-change.log\` | the broker's log4j output, Kafka's own layout |
-| \`broker-1/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
+| \`broker-N/server.log\`, \`controller.log\`, \`state-change.log\` | the broker's log4j output, Kafka's own layout |
+| \`broker-N/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
 | \`clients/producer-perf.out\` | the fill's progress lines (not listed as a source) |
 | \`clients/legacy-consumer-N.log\` | the old consumers' WARN/ERROR lines and their summaries (not listed as sources) |
 | \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source) |
@@ -123,7 +135,7 @@ did on Kafka 1.0 in the seed report.
 
 ## Expected diagnosis
 
-Broker 1: \`${expect.topRule}\`${expect.alsoTop?.length ? ` (or ${expect.alsoTop.map((r) => `\`${r}\``).join(', ')} if the heap runs out)` : ''} ranks first and names \`${TOPIC}\`; ${expect.absentRules.map((r) => `\`${r}\``).join(', ')} must not fire.
+Broker ${brokerId}: \`${expect.topRule}\`${expect.alsoTop?.length ? ` (or ${expect.alsoTop.map((r) => `\`${r}\``).join(', ')} if the heap runs out)` : ''} ranks first and names \`${TOPIC}\`; ${expect.absentRules.map((r) => `\`${r}\``).join(', ')} must not fire.
 `
 }
 

@@ -4,6 +4,7 @@ import kafkajs from 'kafkajs'
 import { startCluster } from '../cluster.js'
 import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
 import { startJavaTool } from '../java-tool.js'
+import { incidentSlug, kafkaLabel, labCommand } from '../kafka-versions.js'
 import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
 import { countLines, createTopic } from '../session-stall.js'
 import { fileHasLine, waitFor } from '../wait-for.js'
@@ -38,7 +39,7 @@ async function alterTopicConfig(bootstrap: string, topic: string, entries: Recor
  */
 async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
   ctx.log(`starting ZooKeeper and 1 broker with an open-files limit of ${FD_LIMIT}`)
-  const cluster = await startCluster({ brokers: 1, mode: 'zk', dir: ctx.workDir, fdLimit: FD_LIMIT, heapMb: 320 })
+  const cluster = await startCluster({ brokers: 1, mode: 'zk', kafkaVersion: ctx.runtime.version, dir: ctx.workDir, fdLimit: FD_LIMIT, heapMb: 320 })
   const broker = cluster.brokers[0]
   const recorder = new ScrapeRecorder(cluster)
   const clientsDir = join(ctx.workDir, 'clients')
@@ -89,9 +90,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
         { from: join(clientsDir, 'producer.log'), to: 'clients/producer.log', format: 'client' },
         { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },
       ],
-      readme: readme(faultAt, measured, expect),
+      readme: readme(ctx.runtime.version, faultAt, measured, expect),
     })
-    return { slug: 'lab-roll-storm', outDir: ctx.outDir, broker: String(broker.id), faultAt, expect, facts: measured }
+    return { slug: incidentSlug('roll-storm', ctx.runtime.version), outDir: ctx.outDir, broker: String(broker.id), faultAt, expect, facts: measured }
   } finally {
     await producer?.stop(1_000)
     await recorder.stop()
@@ -99,10 +100,10 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
   }
 }
 
-function readme(faultAt: number, measured: Record<string, string | number>, expect: ScenarioExpectation): string {
-  return `# lab-roll-storm: segment.ms=100 under load exhausts a broker's file descriptors
+function readme(version: string, faultAt: number, measured: Record<string, string | number>, expect: ScenarioExpectation): string {
+  return `# ${incidentSlug('roll-storm', version)}: segment.ms=100 under load exhausts a broker's file descriptors
 
-Recorded by \`npm run lab -- roll-storm\` on a real Apache Kafka 3.9 broker (ZooKeeper mode, 1 broker,
+Recorded by \`${labCommand('roll-storm', version)}\` on a real ${kafkaLabel(version)} broker (ZooKeeper mode, 1 broker,
 OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing was edited.
 Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
 
