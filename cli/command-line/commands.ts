@@ -181,6 +181,7 @@ export const BENCHES: Readonly<Record<string, string>> = {
   dsl: 'parse + check a generated 5,000-rule file; ratio to JSON.parse of the same size',
   engine: 'ingest vs redis-benchmark, why p50/p99 vs the raw read, evaluation growth (needs Redis)',
   'store-ingest': 'signals/s into RedisStore vs redis-benchmark -P 64 -t zadd (needs Redis)',
+  'store-cluster': 'appends and one-broker reads on a Redis Cluster (3 masters, 3 replicas) vs one Redis, both started for the run',
   logs: 'log pipeline lines/s and MB/s vs grep -cE over the same ~1 GB file (--size-mb N)',
   chart: 'digest chart of 3 brokers over 24 h: spec, SVG (vega) and PNG (resvg) vs JSON.stringify of the spec',
   retention: 'Redis memory per broker-day at recorded rates and over simulated days with retention (own redis-server)',
