@@ -24,6 +24,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'rolling-restart': () => import('./scenarios/rolling-restart.js'),
   'zk-partition': () => import('./scenarios/zk-partition.js'),
   'heap-oom': () => import('./scenarios/heap-oom.js'),
+  'retention-deletes': () => import('./scenarios/retention-deletes.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
