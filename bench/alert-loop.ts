@@ -1,0 +1,267 @@
+/**
+ * What the alert loop costs for a large estate: one `AlertEngine.tick` over every broker with the
+ * shipped rule pack, fed at real rates, beside the same store read alone in the same run.
+ *
+ *   npm run bench -- alert-loop [--brokers 50,500,2000] [--ticks 6] [--cluster-size 10]
+ *   BENCH_CPU_PROFILE=/tmp/tick npm run bench -- alert-loop --brokers 50   # also a CPU profile of the ticks
+ *
+ * The feed is one broker-day of recorded signals (bench/broker-day.ts: exporter scrapes every 15 s,
+ * a day of server.log and gc.log, JDK 17 safepoint lines), cut to the signals the rule pack reads.
+ * Each broker gets the history its rules look back over (24 h of `heap.after_gc` for the leak
+ * trend, 12 h of rebalances, minutes of the rest) and then, before every tick, the next 15 s of the
+ * day. Brokers are grouped into clusters of `--cluster-size`.
+ *
+ * Per tick it measures CPU (this process, and redis-server's own from `INFO cpu`) and wall time:
+ * - the tick: `AlertEngine.tick(now)`, every rule over every broker;
+ * - the baseline, the store read alone: for every broker, one pipeline of ZRANGEBYSCORE over the
+ *   keys the tick reads (each signal over its rules' look-back) and HGETALL of the facts, members
+ *   returned as strings and not decoded.
+ * Rules looking back more than an hour are evaluated once per long-window interval (5 m), so the
+ * bench measures `--ticks` regular ticks and the tick at which those rules are due, each beside the
+ * raw read of what it reads, and averages them over the interval. It prints CPU ms per broker per
+ * tick, the growth between sizes and the share of one core a 15 s tick takes. The redis-server is
+ * the bench's own (a free loopback port), stopped at the end.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector'
+import path from 'node:path'
+import { Redis } from 'ioredis'
+import type { Rule } from '../dsl/ast.js'
+import { hasErrors, parseRules } from '../dsl/index.js'
+import { factRefsOfRule, signalsOfRule } from '../dsl/signals-of-rule.js'
+import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, DEFAULT_LONG_WINDOW_EVERY_MS, LONG_WINDOW_LOOKBACK_MS } from '../engine/alerts.js'
+import { lookbackMs } from '../engine/rule-signals.js'
+import { signalKind } from '../engine/signal-kind.js'
+import { createKeys, signalMember } from '../engine/store/keys.js'
+import { RedisStore } from '../engine/store/redis-store.js'
+import { startLabRedis } from '../lab/redis-server.js'
+import type { Signal } from '../signals/signal.js'
+import { buildBrokerDay, DAY, SCRAPE_MS, type DaySignal } from './broker-day.js'
+
+const TICK_MS = SCRAPE_MS
+const PREFIX = 'bench:'
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+type Args = { brokers: number[]; ticks: number; clusterSize: number }
+
+function readArgs(argv: string[]): Args {
+  const out: Args = { brokers: [50, 500, 2000], ticks: 6, clusterSize: 10 }
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1] ?? '']
+    const whole = (v: string) => {
+      const n = Number(v)
+      if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs positive whole numbers, got '${v}'`)
+      return n
+    }
+    if (flag === '--brokers') out.brokers = value.split(',').map(whole)
+    else if (flag === '--ticks') out.ticks = whole(value)
+    else if (flag === '--cluster-size') out.clusterSize = whole(value)
+    else throw new Error(`unknown option ${flag} (--brokers N[,N…], --ticks N, --cluster-size N)`)
+  }
+  return out
+}
+
+function shippedRules(): Rule[] {
+  const rules: Rule[] = []
+  for (const f of readdirSync('rules').filter((f) => f.endsWith('.rules')).sort()) {
+    const file = path.join('rules', f)
+    const parsed = parseRules(readFileSync(file, 'utf8'), file)
+    if (hasErrors(parsed.diagnostics)) throw new Error(`${file} has errors: run kafka-why lint rules`)
+    rules.push(...parsed.rules)
+  }
+  return rules
+}
+
+/** How far back each signal the rules read is looked at, as the loader reads it (look-back + the tick's window). */
+function readSpans(rules: readonly Rule[]): Map<string, number> {
+  const spans = new Map<string, number>()
+  for (const rule of rules) {
+    const back = lookbackMs(rule.when)
+    for (const name of [...signalsOfRule(rule), ...rule.explains.map((e) => e.signal), ...factRefsOfRule(rule)]) {
+      spans.set(name, Math.max(spans.get(name) ?? 0, back + DEFAULT_KEEP_FIRING_MS))
+    }
+  }
+  return spans
+}
+
+type Estate = { clusterOf: (b: number) => string; brokers: number }
+
+function place(t: DaySignal, dayStart: number, estate: Estate, b: number): Signal {
+  const { offsetMs, ...rest } = t
+  return { ...rest, at: dayStart + offsetMs, cluster: estate.clusterOf(b), broker: String(b) }
+}
+
+/**
+ * Writes every broker's history: the template day placed on the day before t0, each signal only as
+ * far back as it is read. The store registers each broker and its signal names from the first
+ * signal of each name; the rest goes in as the same sorted-set members by raw ZADD, which is what
+ * ingest writes and makes 2,000 broker-days of history a matter of minutes, not an hour.
+ */
+async function writeHistory(store: RedisStore, redis: Redis, day: DaySignal[], spans: Map<string, number>, estate: Estate, t0: number): Promise<number> {
+  const kept = day.filter((s) => s.name !== undefined && t0 - DAY + s.offsetMs >= t0 - (spans.get(s.name) ?? 0) - DEFAULT_LAG_MS)
+  const keys = createKeys(PREFIX)
+  let written = 0
+  for (let b = 1; b <= estate.brokers; b++) {
+    const firsts = new Map<string, Signal>()
+    const rest: Signal[] = []
+    for (const t of kept) {
+      const s = place(t, t0 - DAY, estate, b)
+      if (!firsts.has(s.name) || signalKind(s.name) === 'fact') firsts.set(s.name + (signalKind(s.name) === 'fact' ? `:${s.at}` : ''), s)
+      else rest.push(s)
+    }
+    written += (await store.append([...firsts.values()])).accepted
+    for (let i = 0; i < rest.length; i += 10_000) {
+      const pipe = redis.pipeline()
+      for (const s of rest.slice(i, i + 10_000)) pipe.zadd(keys.signal(s.cluster, s.broker, s.name), s.at, signalMember(s))
+      await pipe.exec()
+    }
+    written += rest.length
+  }
+  return written
+}
+
+/** The next 15 s of the day for every broker. */
+async function feed(store: RedisStore, day: DaySignal[], estate: Estate, t0: number, from: number, to: number): Promise<number> {
+  const slice = day.filter((s) => t0 + s.offsetMs > from && t0 + s.offsetMs <= to)
+  const batch: Signal[] = []
+  for (let b = 1; b <= estate.brokers; b++) for (const s of slice) batch.push(place(s, t0, estate, b))
+  let written = 0
+  for (let i = 0; i < batch.length; i += 20_000) written += (await store.append(batch.slice(i, i + 20_000))).accepted
+  return written
+}
+
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu')
+  const read = (k: string) => Number(new RegExp(`${k}:([\\d.]+)`).exec(info)?.[1] ?? 0)
+  return read('used_cpu_user') + read('used_cpu_sys')
+}
+
+type Cost = { nodeMs: number; redisMs: number; wallMs: number }
+
+async function measure(redis: Redis, body: () => Promise<void>): Promise<Cost> {
+  const r0 = await redisCpuSeconds(redis)
+  const c0 = process.cpuUsage()
+  const w0 = performance.now()
+  await body()
+  const wallMs = performance.now() - w0
+  const c = process.cpuUsage(c0)
+  const redisMs = ((await redisCpuSeconds(redis)) - r0) * 1000
+  return { nodeMs: (c.user + c.system) / 1000, redisMs, wallMs }
+}
+
+/** The baseline: the keys one tick reads, over the same spans, as raw pipelined reads. */
+async function rawRead(redis: Redis, spans: Map<string, number>, estate: Estate, t: number): Promise<number> {
+  const keys = createKeys(PREFIX)
+  const series = [...spans].filter(([name]) => signalKind(name) !== 'fact')
+  let members = 0
+  for (let b = 1; b <= estate.brokers; b++) {
+    const cluster = estate.clusterOf(b)
+    const pipe = redis.pipeline()
+    for (const [name, span] of series) pipe.zrangebyscore(keys.signal(cluster, String(b), name), t - span, t)
+    pipe.hgetall(keys.facts(cluster, String(b)))
+    pipe.hgetall(keys.facts(cluster, undefined))
+    for (const [, r] of (await pipe.exec()) ?? []) members += Array.isArray(r) ? r.length : 0
+  }
+  return members
+}
+
+type SizeResult = { brokers: number; tick: Cost; raw: Cost; longTick: Cost; longRaw: Cost }
+
+async function runSize(brokers: number, args: Args, rules: Rule[], day: DaySignal[], spans: { all: Map<string, number>; everyTick: Map<string, number> }): Promise<SizeResult> {
+  const estate: Estate = { brokers, clusterOf: (b) => `c${Math.floor((b - 1) / args.clusterSize) + 1}` }
+  const server = await startLabRedis()
+  const redis = new Redis(server.url)
+  const store = new RedisStore({ url: server.url, prefix: PREFIX, commandTimeoutMs: 120_000, brokersPerCluster: Math.max(args.clusterSize, 64) })
+  try {
+    const t0 = Date.UTC(2026, 0, 2)
+    const h0 = performance.now()
+    const history = await writeHistory(store, redis, day, spans.all, estate, t0)
+    const usedMiB = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]) / 2 ** 20
+    console.log(`\n${fmt(brokers)} brokers in ${fmt(Math.ceil(brokers / args.clusterSize))} clusters: history ${fmt(history)} signals written in ${fmt((performance.now() - h0) / 1000, 1)} s (Redis ${fmt(usedMiB)} MiB)`)
+    const engine = new AlertEngine({ store, rules, owner: 'bench' })
+    // The first tick pays for compiling and for the alerts the history opens; it is not counted.
+    await engine.tick(t0)
+    const ticks: Cost[] = []
+    const raws: Cost[] = []
+    let fed = 0
+    const step = async (now: number, from: number, readSpans: Map<string, number>, label: string) => {
+      fed += await feed(store, day, estate, t0, from, now)
+      let events = 0
+      const tick = await measure(redis, async () => void (events = (await engine.tick(now)).length))
+      let members = 0
+      const raw = await measure(redis, async () => void (members = await rawRead(redis, readSpans, estate, now - DEFAULT_LAG_MS)))
+      console.log(`  ${label}: node ${fmt(tick.nodeMs)} ms + redis ${fmt(tick.redisMs)} ms CPU, ${fmt(tick.wallMs)} ms wall, ${events} notifications | raw read: node ${fmt(raw.nodeMs)} + redis ${fmt(raw.redisMs)} ms CPU, ${fmt(raw.wallMs)} ms wall, ${fmt(members)} members`)
+      return { tick, raw }
+    }
+    const profile = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined
+    for (let k = 1; k <= args.ticks; k++) {
+      const { tick, raw } = await step(t0 + k * TICK_MS, t0 + (k - 1) * TICK_MS, spans.everyTick, `tick ${k}`)
+      ticks.push(tick)
+      raws.push(raw)
+    }
+    if (profile) await profile.stop(`${process.env.BENCH_CPU_PROFILE}.${brokers}.cpuprofile`)
+    // The tick at which the long-window rules are due again reads their whole look-back.
+    const long = await step(t0 + DEFAULT_LONG_WINDOW_EVERY_MS, t0 + args.ticks * TICK_MS, spans.all, 'long-window tick')
+    console.log(`  fed ${fmt(fed / (DEFAULT_LONG_WINDOW_EVERY_MS / TICK_MS))} signals per 15 s tick (${fmt(fed / (DEFAULT_LONG_WINDOW_EVERY_MS / TICK_MS) / brokers, 1)} per broker)`)
+    return { brokers, tick: median(ticks), raw: median(raws), longTick: long.tick, longRaw: long.raw }
+  } finally {
+    await store.close()
+    redis.disconnect()
+    await server.stop()
+  }
+}
+
+function median(costs: Cost[]): Cost {
+  const m = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  return { nodeMs: m(costs.map((c) => c.nodeMs)), redisMs: m(costs.map((c) => c.redisMs)), wallMs: m(costs.map((c) => c.wallMs)) }
+}
+
+/** A V8 CPU profile of the regular ticks (BENCH_CPU_PROFILE=path), for finding where a tick's time goes. */
+async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new Session()
+  session.connect()
+  const post = (method: string) => new Promise<unknown>((resolve, reject) => session.post(method, (err, res) => (err ? reject(err) : resolve(res))))
+  await post('Profiler.enable')
+  await post('Profiler.start')
+  return {
+    async stop(file) {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown }
+      writeFileSync(file, JSON.stringify(profile))
+      session.disconnect()
+      console.log(`  CPU profile of the regular ticks: ${file}`)
+    },
+  }
+}
+
+/** Per tick on average: every long-window interval has one long tick in place of a regular one. */
+function amortised(regular: Cost, long: Cost): number {
+  const share = TICK_MS / DEFAULT_LONG_WINDOW_EVERY_MS
+  const cpu = (c: Cost) => c.nodeMs + c.redisMs
+  return cpu(regular) + (cpu(long) - cpu(regular)) * share
+}
+
+async function main(): Promise<void> {
+  const args = readArgs(process.argv.slice(2))
+  const rules = shippedRules()
+  const spans = { all: readSpans(rules), everyTick: readSpans(rules.filter((r) => lookbackMs(r.when) <= LONG_WINDOW_LOOKBACK_MS)) }
+  const template = await buildBrokerDay()
+  const day = template.signals.filter((s) => spans.all.has(s.name))
+  console.log(`alert loop: ${rules.length} rules reading ${spans.all.size} signals; one broker-day of what they read: ${fmt(day.length)} signals (of ${fmt(template.signals.length)} recorded)`)
+  const rows: SizeResult[] = []
+  for (const n of args.brokers) rows.push(await runSize(n, args, rules, day, spans))
+  console.log('\nCPU per broker per tick, averaged over a long-window interval (node + redis-server):')
+  console.log('brokers  tick ms/broker  raw read ms/broker  ratio  share of one core at 15 s  growth per broker  regular tick wall ms')
+  let previous: number | undefined
+  for (const r of rows) {
+    const tickCpu = amortised(r.tick, r.longTick)
+    const rawCpu = amortised(r.raw, r.longRaw)
+    const perBroker = tickCpu / r.brokers
+    const growth = previous === undefined ? '-' : `${fmt(perBroker / previous, 2)}x`
+    console.log(
+      `${fmt(r.brokers).padStart(7)}  ${fmt(perBroker, 2).padStart(14)}  ${fmt(rawCpu / r.brokers, 2).padStart(18)}  ${fmt(tickCpu / rawCpu, 2).padStart(5)}x  ${fmt((tickCpu / TICK_MS) * 100, 1).padStart(24)} %  ${growth.padStart(17)}  ${fmt(r.tick.wallMs).padStart(20)}`,
+    )
+    previous = perBroker
+  }
+}
+
+await main()
