@@ -74,7 +74,7 @@ export const CI_OPTIONS = {
   base: { flags: '--base <ref>', description: 'the branch the pull request goes into (e.g. origin/main)', required: true },
   rules: { ...RULES, description: 'rule directory' },
   tests: { flags: '--tests <dir>', description: 'where rule tests are searched (default: the rules directory)', complete: 'dir' },
-  since: { ...SINCE, description: 'history read from the store (REDIS_URL) for the backtest (default 30d)', conflicts: ['replay'] },
+  since: { ...SINCE, description: 'history read from the store (REDIS_URL or REDIS_CLUSTER_NODES) for the backtest (default 30d)', conflicts: ['replay'] },
   replay: { ...REPLAY_PATHS, description: 'backtest over recorded incidents / logs instead of the store (repeatable)' },
   step: { ...STEP, description: 'time between evaluations in the backtest (default 1m; 15s with --replay)' },
   window: { flags: '--window <duration>', description: 'history read from the store at a time', default: '6h' },
@@ -200,7 +200,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'why',
     summary: 'ranked diagnosis of one broker',
     description: `Prints the ranked diagnosis of one broker: causes with their evidence timelines, near misses, and what
-is abnormal when no rule matched. Reads Redis when REDIS_URL is set, else the embedded store.`,
+is abnormal when no rule matched. Reads Redis when REDIS_URL is set (a Redis Cluster with
+REDIS_CLUSTER_NODES), else the embedded store.`,
     arguments: [{ name: 'broker', description: '3 or broker-3; with --replay it may be left out when the logs hold one broker' }],
     options: WHY_OPTIONS,
     helpAfter: 'A directory named broker-3/, kafka-3/ or kafka-broker-3/ holds broker 3\'s logs.\nExit codes: 0 diagnosed, 1 no data for that broker (or the store is unreachable), 2 bad usage.',
@@ -210,7 +211,8 @@ is abnormal when no rule matched. Reads Redis when REDIS_URL is set, else the em
     name: 'replay',
     summary: 'ingest recorded signals or logs and print alerts as they would have fired',
     description: `Ingests recorded signals (.jsonl), raw broker/GC/client logs and incident directories into the store
-(Redis when REDIS_URL is set, else the embedded store), then steps through the recording's time the
+(Redis when REDIS_URL is set, a Redis Cluster with REDIS_CLUSTER_NODES, else the embedded store), then
+steps through the recording's time the
 way the streaming engine would and prints each alert as it would have fired, updated and resolved.`,
     arguments: [{ name: 'paths', description: 'files and directories to read', variadic: true, complete: 'file' }],
     options: REPLAY_OPTIONS,
@@ -250,7 +252,7 @@ Rules under test are the *.rules files found in the same paths (default rules/);
     description: `Checks a pull request's rule changes: the rule and rule-test files changed since the merge base with
 REF (git, renames followed) are linted and format-checked, the rule tests that touch a changed rule
 run, and the base and head versions of every changed rule are backtested over the same history —
-the team's store (REDIS_URL, the last --since) or recorded incidents (--replay) — to show which
+the team's store (REDIS_URL or REDIS_CLUSTER_NODES, the last --since) or recorded incidents (--replay) — to show which
 alerts would newly fire, stop firing or change severity.`,
     options: CI_OPTIONS,
     helpAfter: `Exit codes: 0 checks passed (backtest differences are information), 1 lint, fmt or a test failed
@@ -289,7 +291,8 @@ Buttons are numbered; \`click <n>\` presses one.`,
     name: 'serve',
     summary: 'adapters, engine and bot in one process',
     description: `Runs the configured live adapters (JMX exporter scrapes, admin API pollers, followed log files), the
-alert loop over the store (Redis when REDIS_URL is set, else in memory) and, when SLACK_BOT_TOKEN is
+alert loop over the store (Redis when REDIS_URL is set, a Redis Cluster with REDIS_CLUSTER_NODES, else in
+memory) and, when SLACK_BOT_TOKEN is
 set and the file has bot settings, the Slack bot, in one process. The bot keeps retrying while
 Slack is unreachable (GET /healthz shows slack: down) and posts the alerts held meanwhile.`,
     options: SERVE_OPTIONS,
@@ -311,7 +314,7 @@ the clusters, channels and log paths, then run: kafka-why serve --config kafka-w
     summary: 'host agent: /proc fd and mmap counts for one broker',
     description: `Reads the broker process's /proc/<pid>/fd and /proc/<pid>/maps counts, its open-files limit and
 vm.max_map_count, and ships fd.open, fd.max, mmap.count and mmap.max to the store (Redis when
-REDIS_URL is set), or with --topic to the signals topic that \`serve\` consumes.`,
+REDIS_URL or REDIS_CLUSTER_NODES is set), or with --topic to the signals topic that \`serve\` consumes.`,
     options: AGENT_OPTIONS,
     helpAfter: "Problems are logged on stderr as serve's are (JSON lines, readable on a terminal).",
     load: async () => (await import('../commands/agent.js')).execute,
