@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { COMMANDS } from './commands.js'
 import { completeValues, toArgument, toOptions, type CommandBody, type CommandSpec, type OptionSpecs, type OptionValues } from './option-spec.js'
@@ -33,6 +34,7 @@ export function runCommand(name: string, argv: readonly string[]): Promise<numbe
 /** The commander tree of every command, with its help and error output; bodies stay unloaded. */
 export function buildProgram(outcome: { code: number } = { code: 0 }): Command {
   const program = new Command(PROGRAM).usage('<command> [options]').description('Tells a Kafka team why a broker is sick.').enablePositionalOptions()
+  program.version(packageVersion(), '-V, --version', 'print the version')
   configure(program, PROGRAM)
   program.addHelpText('after', `\n${PROGRAM} <command> --help for a command's options; ${PROGRAM} completion bash|zsh for shell completion`)
   for (const spec of COMMANDS) program.addCommand(buildCommand(spec, PROGRAM, outcome))
@@ -80,6 +82,11 @@ export function formatUsageError(path: string, text: string): string {
     .replace(/^error: /, '')
     .replace(/\n\((Did you mean [^)]*)\)$/, ' ($1)')
   return `${path}: ${message}\n(${path} --help for usage)\n`
+}
+
+/** The installed package's version, for --version. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 }
 
 async function loadBody(spec: CommandSpec, path: string): Promise<CommandBody | number> {

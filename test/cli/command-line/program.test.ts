@@ -61,6 +61,9 @@ describe('cli/command-line/program', () => {
     stdout.length = 0
     expect(await runCommandLine(['help', 'why'])).toBe(0)
     expect(stdout.join('')).toContain('Usage: kafka-why why [options] [broker]')
+    stdout.length = 0
+    expect(await runCommandLine(['--version'])).toBe(0)
+    expect(stdout.join('')).toBe(`${JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version}\n`)
   })
 
   const all = (commands: readonly CommandSpec[], parent: string[] = []): [string, string[], CommandSpec][] =>
