@@ -70,10 +70,11 @@ const engine = closedObject(
     tick: interval('how often the alert loop evaluates').prefault('1s'),
     lag: intervalOrZero('how far behind real time every rule is evaluated').prefault('0s'),
     settle: intervalOrZero('how long a match a late line could undo (not, for, lowering aggregates) is held').prefault('2s'),
+    long_window_every: intervalOrZero('how often rules looking back over an hour (leak trends, rebalance counts) are evaluated; 0s: every tick').prefault('5m'),
     enabled: z.boolean({ error: 'expected true or false' }).default(true).describe('false: store signals, evaluate nothing'),
   },
   'the alert loop',
-).transform((e) => ({ tickMs: e.tick, lagMs: e.lag, settleMs: e.settle, enabled: e.enabled }))
+).transform((e) => ({ tickMs: e.tick, lagMs: e.lag, settleMs: e.settle, longWindowEveryMs: e.long_window_every, enabled: e.enabled }))
 
 const signalAges = z
   .record(

@@ -274,7 +274,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     for (const d of errors) log.warn(`rules: ${d.span.file}:${d.span.startLine} ${d.code} ${d.message}`)
     health.engine.rules = loaded.rules.length
     health.engine.ruleErrors = errors.length
-    const engine = new AlertEngine({ store, rules: loaded.rules, lagMs: config.engine.lagMs, settleMs: config.engine.settleMs })
+    const engine = new AlertEngine({ store, rules: loaded.rules, lagMs: config.engine.lagMs, settleMs: config.engine.settleMs, longWindowEveryMs: config.engine.longWindowEveryMs })
     const tick = (delayMs: number) => {
       if (stopping) return
       const t = setTimeout(() => {
