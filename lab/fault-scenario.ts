@@ -8,6 +8,7 @@ import type { ManagedProcess } from './managed-process.js'
 import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 import { RssSampler } from './rss-sampler.js'
 import { createTopic } from './session-stall.js'
+import { waitFor } from './wait-for.js'
 
 /** What a fault scenario's steps get: the running cluster, the broker under test, and the run's clock. */
 export type FaultEnv = {
@@ -69,6 +70,37 @@ export async function zkController(cluster: LabCluster): Promise<number> {
   }
 }
 
+/**
+ * Creates the spec's topic. On a loaded machine the controller can take longer than the request's
+ * timeout (REQUEST_TIMED_OUT) while the topic is still created: then it waits for its leaders instead.
+ */
+async function ensureTopic(cluster: LabCluster, spec: FaultScenarioSpec): Promise<void> {
+  const { name, partitions, replicationFactor, configs } = spec.topic
+  try {
+    await createTopic(cluster, name, partitions, replicationFactor, configs ?? {})
+  } catch (err) {
+    if (!/timed out|already exists/i.test(`${(err as Error).message} ${JSON.stringify((err as { errors?: unknown }).errors ?? '')}`)) throw err
+    const kafka = new kafkajs.Kafka({ clientId: 'kafka-why-lab', brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
+    const admin = kafka.admin()
+    try {
+      await admin.connect()
+      await waitFor(
+        async () => {
+          try {
+            const parts = (await admin.fetchTopicMetadata({ topics: [name] })).topics[0]?.partitions ?? []
+            return parts.length === partitions && parts.every((p) => p.leader >= 0)
+          } catch {
+            return false
+          }
+        },
+        { timeoutMs: 60_000, intervalMs: 500, what: `leaders of topic ${name} after a slow create` },
+      )
+    } finally {
+      await admin.disconnect().catch(() => undefined)
+    }
+  }
+}
+
 /** Starts kafka-producer-perf-test on the spec's topic, its WARN/ERROR log in clients/producer.log. */
 function startProducer(env: Pick<FaultEnv, 'ctx' | 'cluster' | 'clientsDir'>, spec: FaultScenarioSpec): ManagedProcess {
   const p = spec.producer
@@ -110,7 +142,7 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
     cluster = await startCluster({ heapMb: 320, ...spec.cluster, brokers: spec.brokers, mode: 'zk', dir: ctx.workDir })
     const clientsDir = join(ctx.workDir, 'clients')
     mkdirSync(clientsDir, { recursive: true })
-    await createTopic(cluster, spec.topic.name, spec.topic.partitions, spec.topic.replicationFactor, spec.topic.configs ?? {})
+    await ensureTopic(cluster, spec)
     const controller = await zkController(cluster)
     const targetId = spec.pickTarget?.(cluster, controller) ?? cluster.brokers.find((b) => b.id !== controller)?.id ?? 1
     const target = cluster.brokers.find((b) => b.id === targetId)!

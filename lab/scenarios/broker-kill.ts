@@ -15,7 +15,7 @@ const SESSION_TIMEOUT_MS = 6_000
 export const scenario: Scenario = {
   name: 'broker-kill',
   summary: `kill -9 of the active controller of 3 ZooKeeper-mode brokers under acks=all load, restarted ${DOWN_MS / 1000} s later into log recovery`,
-  needs: { seconds: 95, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 160, memoryMb: 1_000, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
     let downForMs = 0
     return runFaultScenario(ctx, {

@@ -16,7 +16,7 @@ const VOLUME_MB = 256
 export const scenario: Scenario = {
   name: 'disk-io-error',
   summary: `broker ${BROKER}'s log dir on a loop-mounted ext4 that is switched to EIO under load: appends fail with Input/output error, the log dir fails and the broker shuts down`,
-  needs: { seconds: 75, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 100, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   requires: 'root, loop devices, ext4, xfs_io (xfsprogs)',
   unavailable: ioErrorVolumeUnavailable,
   run: (ctx) => {

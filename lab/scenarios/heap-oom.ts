@@ -19,7 +19,7 @@ const MAX_MESSAGE_BYTES = String(32 * 1024 * 1024)
 export const scenario: Scenario = {
   name: 'heap-oom',
   summary: `one broker with a ${HEAP_MB} MiB heap receives ${SENDERS} concurrent ${RECORD_MB} MiB produce requests: OutOfMemoryError: Java heap space`,
-  needs: { seconds: 70, memoryMb: 900, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 200, memoryMb: 600, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
     let sent = 0
     let failed = 0

@@ -19,7 +19,7 @@ const UNPRIVILEGED = { uid: 65534, gid: 65534 }
 export const scenario: Scenario = {
   name: 'log-dir-unreadable',
   summary: `broker ${BROKER} runs as nobody; its log dir is chmod 000 under load: AccessDeniedException, the log dir fails and the broker shuts down`,
-  needs: { seconds: 70, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 85, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   requires: 'root (to run a broker as another user: setpriv)',
   unavailable: () => firstReason(needsRoot('running a broker as an unprivileged user'), needsCommand('setpriv', 'util-linux')),
   run: (ctx) =>

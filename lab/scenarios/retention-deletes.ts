@@ -15,7 +15,7 @@ const RETENTION_BYTES = String(3 * 1024 * 1024)
 export const scenario: Scenario = {
   name: 'retention-deletes',
   summary: 'size-based retention deleting segments every few seconds under load on 3 brokers: a healthy control',
-  needs: { seconds: 100, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 155, memoryMb: 1_200, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) =>
     runFaultScenario(ctx, {
       slug: 'lab-retention-deletes',

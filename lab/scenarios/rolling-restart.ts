@@ -13,7 +13,7 @@ const SETTLE_MS = 12_000
 export const scenario: Scenario = {
   name: 'rolling-restart',
   summary: 'a planned rolling restart of 3 ZooKeeper-mode brokers (SIGTERM, controlled shutdown, restart) under acks=all load: a healthy control',
-  needs: { seconds: 150, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 245, memoryMb: 1_050, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
     const stoppedMs: number[] = []
     return runFaultScenario(ctx, {

@@ -14,7 +14,7 @@ const AFTER_MS = 35_000
 export const scenario: Scenario = {
   name: 'under-min-isr',
   summary: 'two of 3 ZooKeeper-mode brokers killed (SIGKILL) under acks=all load on a topic with min.insync.replicas=2: NOT_ENOUGH_REPLICAS on every write',
-  needs: { seconds: 85, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 105, memoryMb: 800, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) =>
     runFaultScenario(ctx, {
       slug: 'lab-under-min-isr',

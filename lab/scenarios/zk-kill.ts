@@ -13,7 +13,7 @@ const AFTER_MS = 25_000
 export const scenario: Scenario = {
   name: 'zk-kill',
   summary: `ZooKeeper killed (SIGKILL) under 3 brokers and acks=all load, left down for ${AFTER_MS / 1000} s`,
-  needs: { seconds: 70, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 105, memoryMb: 800, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) =>
     runFaultScenario(ctx, {
       slug: 'lab-zk-kill',

@@ -18,7 +18,7 @@ const CUT_MS = 15_000
 export const scenario: Scenario = {
   name: 'zk-partition',
   summary: `broker ${BROKER}'s packets to ZooKeeper dropped for ${CUT_MS / 1000} s (longer than its ${SESSION_TIMEOUT_MS / 1000} s session), then healed: a session expiry from the network, no pause`,
-  needs: { seconds: 80, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 140, memoryMb: 900, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   requires: 'root, iptables with the owner match (broker run as nobody)',
   unavailable: () => firstReason(userTrafficDropUnavailable(), needsCommand('setpriv', 'util-linux')),
   run: (ctx) => {
