@@ -2,6 +2,7 @@ import { CATALOGUE } from '../signals/catalogue.js'
 import type { Signal } from '../signals/signal.js'
 import type { SignalReader } from './tick-reads.js'
 import { CLUSTER_LOSS_SERIES, CLUSTER_LOSS_WINDOW_MS, deriveClusterLoss, isClusterLossSeries } from './cluster-loss.js'
+import { CONTROLLER_REPORT_FRESH_MS, CONTROLLER_SUM_SERIES, CONTROLLER_SUM_SOURCE, deriveControllerSum, isControllerSumSeries } from './controller-sum.js'
 import { withDerivedSources } from './derived-facts.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
 import type { EvalData } from './match.js'
@@ -37,8 +38,9 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
   const wanted = req.names ? [...new Set(req.names)] : undefined
   const seriesNames = wanted?.filter((n) => signalKind(n) !== 'fact')
   const factNames = wanted ? withDerivedSources(wanted.filter((n) => signalKind(n) === 'fact')) : undefined
-  const clusterWide = (seriesNames ?? CLUSTER_WIDE_NAMES).filter((n) => isClusterWide(n) && !isClusterLossSeries(n))
+  const clusterWide = (seriesNames ?? CLUSTER_WIDE_NAMES).filter((n) => isClusterWide(n) && !isClusterLossSeries(n) && !isControllerSumSeries(n))
   const derived = (seriesNames ?? Object.keys(CLUSTER_LOSS_SERIES)).filter(isClusterLossSeries)
+  const controllerSum = seriesNames ? seriesNames.includes(CONTROLLER_SUM_SERIES) : true
   const range = { cluster: req.cluster, from: req.from, to: req.to }
   const reads: Promise<Map<string, Signal[]>>[] = []
   if (!seriesNames || seriesNames.length) {
@@ -76,6 +78,13 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
     const list = await readClusterLoss(store, name, req)
     if (list.length) {
       series.set(name, list)
+      signalsRead += list.length
+    }
+  }
+  if (controllerSum) {
+    const list = await readControllerSum(store, req)
+    if (list.length) {
+      series.set(CONTROLLER_SUM_SERIES, list)
       signalsRead += list.length
     }
   }
@@ -140,4 +149,15 @@ async function readClusterLoss(store: SignalReader, name: string, req: LoadReque
   const byBroker = new Map<string, Signal[]>()
   lists.forEach((byName, i) => byBroker.set(brokers[i], [...byName.values()].flat()))
   return deriveClusterLoss(name, req.cluster, byBroker, brokers.length).filter((s) => s.at >= req.from)
+}
+
+/** The derived controller count (controller-sum.ts) from every broker's reports in the window. */
+async function readControllerSum(store: SignalReader, req: LoadRequest): Promise<Signal[]> {
+  const brokers = (await store.brokers()).filter((b) => b.cluster === req.cluster).map((b) => b.broker)
+  const names = [CONTROLLER_SUM_SOURCE]
+  // Reports up to the freshness window before `from` still count at its start.
+  const lists = await Promise.all(brokers.map((broker) => store.querySeries({ cluster: req.cluster, broker, names, from: req.from - CONTROLLER_REPORT_FRESH_MS, to: req.to })))
+  const byBroker = new Map<string, Signal[]>()
+  lists.forEach((byName, i) => byBroker.set(brokers[i], [...byName.values()].flat()))
+  return deriveControllerSum(req.cluster, byBroker).filter((s) => s.at >= req.from)
 }

@@ -77,6 +77,8 @@ export const CATALOGUE = {
   'isr.shrink': ev('none', ['topic', 'partition', 'from', 'to'], 'leader shrank a partition\'s ISR ("Shrinking ISR from 1001,1002 to 1001")'),
   'isr.expand': ev('none', ['topic', 'partition', 'from', 'to'], 'leader expanded a partition\'s ISR ("Expanding ISR", "ISR updated to")'),
   'isr.shrink_rate': gauge('rate', [], 'ISR shrinks per second (JMX IsrShrinksPerSec)'),
+  'isr.expand_rate': gauge('rate', [], 'ISR expands per second (JMX IsrExpandsPerSec): a follower caught up again'),
+  'replica.max_lag': gauge('count', [], 'messages the furthest-behind follower partition of this broker lags its leader (JMX ReplicaFetcherManager MaxLag, clientId=Replica)'),
   'partitions.under_replicated': gauge('count', [], 'under-replicated partitions (admin metadata, JMX)'),
   'partitions.offline': gauge('count', [], 'offline partitions (admin metadata, controller JMX)', true),
   'partitions.under_min_isr': gauge('count', [], 'partitions whose ISR is below min.insync.replicas'),
@@ -84,6 +86,8 @@ export const CATALOGUE = {
   'leader.change': ev('none', ['topic', 'partition', 'from', 'to'], 'partition leadership moved (state-change log, metadata diff)'),
   'leader.unclean': ev('none', TP, 'an out-of-sync replica was elected leader (unclean leader election)', true),
   'controller.change': ev('none', ['controller'], 'the active controller moved (controller election / resignation)', true),
+  'controller.active': gauge('count', [], 'whether this broker is the active controller, 1 or 0 (JMX KafkaController ActiveControllerCount)'),
+  'controller.active_sum': gauge('count', ['brokers', 'controllers'], 'derived: the cluster\'s sum of controller.active over the brokers that reported it in the last 2 minutes, at every report of any of them (1 = healthy, 0 = no controller, 2 or more = several brokers acting as controller); brokers = the brokers whose reports count, controllers = those reporting 1', true),
   'replica.fetch_error': ev('none', ['leader', 'topic', 'partition', 'component'], 'a follower\'s fetch from its leader failed (ReplicaFetcherThread errors; any ERROR of the fetcher threads, component = the class)'),
   // Clients
   'client.not_leader': ev('none', TP, 'client got NOT_LEADER_FOR_PARTITION / NOT_LEADER_OR_FOLLOWER / NotLeaderForPartitionException'),
@@ -119,6 +123,11 @@ export const CATALOGUE = {
   'group.stable': ev('none', ['group', 'generation'], 'a group stabilised at a generation'),
   // Request processing
   'request_handler.idle': gauge('ratio', [], 'request handler average idle ratio (JMX)'),
+  'request.total_time_p99': gauge('duration', ['request'], '99th percentile of a request\'s time on the broker, arrival to response sent (JMX RequestMetrics TotalTimeMs); request = Produce | FetchConsumer | FetchFollower'),
+  'request.queue_time_p99': gauge('duration', ['request'], '99th percentile of the time a request waited for a request handler thread (JMX RequestMetrics RequestQueueTimeMs): high when handlers are saturated'),
+  'request.local_time_p99': gauge('duration', ['request'], '99th percentile of the time the leader spent on a request itself (JMX RequestMetrics LocalTimeMs): appends and reads, so disk latency'),
+  'request.remote_time_p99': gauge('duration', ['request'], '99th percentile of the time a request waited in purgatory (JMX RequestMetrics RemoteTimeMs): a Produce with acks=all waiting for followers, a Fetch waiting for fetch.min.bytes'),
+  'quota.throttle_time': gauge('duration', ['quota', 'client', 'user', 'entity'], 'average time a client quota held back a client\'s responses (JMX kafka.server type=Produce|Fetch|Request throttle-time per user/client-id; present once quotas are set); quota = produce | fetch | request, entity = "user U, client-id C" as far as the quota is keyed'),
   'network_processor.idle': gauge('ratio', [], 'network processor average idle ratio (JMX)'),
   // Lifecycle
   'broker.start': ev('none', [], 'broker finished starting ("[KafkaServer id=1] started", "Kafka Server started")'),

@@ -47,6 +47,20 @@ const topicOnly = (l: Record<string, string>) => (l.topic ? { topic: l.topic } :
 const topicPartition = (l: Record<string, string>) =>
   l.topic !== undefined && l.partition !== undefined ? { topic: l.topic, partition: l.partition } : undefined
 const heapArea = (l: Record<string, string>) => (l.area === 'heap' ? {} : undefined)
+/** Request kinds whose latency the rules read: the client's produce, the consumer's and the follower's fetch. */
+const LATENCY_REQUESTS = new Set(['Produce', 'FetchConsumer', 'FetchFollower'])
+const latencyRequest = (l: Record<string, string>) => (l.request !== undefined && LATENCY_REQUESTS.has(l.request) ? { request: l.request } : undefined)
+/** Quota metric tags: an empty or absent tag (a quota set per client-id only, or per user only) is left out. */
+const quotaLabels = (quota: string) => (l: Record<string, string>) => {
+  const out: Record<string, string> = { quota }
+  const client = l.client_id ?? l['client-id'] ?? l.clientid
+  if (client) out.client = client
+  if (l.user) out.user = l.user
+  // One label naming the quota's entity however it is keyed, for a cause to print.
+  out.entity = [l.user ? `user ${l.user}` : '', client ? `client-id ${client}` : ''].filter(Boolean).join(', ') || 'the default entity'
+  return out
+}
+const replicaFetcher = (l: Record<string, string>) => (l.clientid === undefined || l.clientid === 'Replica' ? {} : undefined)
 
 /** The table: first matching row wins. */
 export const METRIC_MAPPINGS: readonly MetricMapping[] = [
@@ -77,6 +91,76 @@ export const METRIC_MAPPINGS: readonly MetricMapping[] = [
     pattern: new RegExp(`^kafka_server_replicamanager_isrshrinks(?:persec)?${COUNT}$`),
     labels: none,
     from: 'kafka.server ReplicaManager IsrShrinksPerSec Count, as a rate',
+  },
+  {
+    signal: 'isr.expand_rate',
+    kind: 'counter',
+    pattern: new RegExp(`^kafka_server_replicamanager_isrexpands(?:persec)?${COUNT}$`),
+    labels: none,
+    from: 'kafka.server ReplicaManager IsrExpandsPerSec Count, as a rate',
+  },
+  {
+    signal: 'replica.max_lag',
+    kind: 'gauge',
+    pattern: new RegExp(`^kafka_server_replicafetchermanager_maxlag${V}$`),
+    labels: replicaFetcher,
+    from: 'kafka.server ReplicaFetcherManager MaxLag{clientId="Replica"}',
+  },
+  {
+    signal: 'controller.active',
+    kind: 'gauge',
+    pattern: new RegExp(`^kafka_controller_kafkacontroller_activecontrollercount${V}$`),
+    labels: none,
+    from: 'kafka.controller KafkaController ActiveControllerCount (1 on the active controller)',
+  },
+  {
+    signal: 'request.total_time_p99',
+    kind: 'gauge',
+    pattern: /^kafka_network_requestmetrics_totaltimems_99thpercentile$/,
+    labels: latencyRequest,
+    from: 'kafka.network RequestMetrics TotalTimeMs{request=Produce|FetchConsumer|FetchFollower} 99thPercentile',
+  },
+  {
+    signal: 'request.queue_time_p99',
+    kind: 'gauge',
+    pattern: /^kafka_network_requestmetrics_requestqueuetimems_99thpercentile$/,
+    labels: latencyRequest,
+    from: 'kafka.network RequestMetrics RequestQueueTimeMs{request=…} 99thPercentile',
+  },
+  {
+    signal: 'request.local_time_p99',
+    kind: 'gauge',
+    pattern: /^kafka_network_requestmetrics_localtimems_99thpercentile$/,
+    labels: latencyRequest,
+    from: 'kafka.network RequestMetrics LocalTimeMs{request=…} 99thPercentile',
+  },
+  {
+    signal: 'request.remote_time_p99',
+    kind: 'gauge',
+    pattern: /^kafka_network_requestmetrics_remotetimems_99thpercentile$/,
+    labels: latencyRequest,
+    from: 'kafka.network RequestMetrics RemoteTimeMs{request=…} 99thPercentile',
+  },
+  {
+    signal: 'quota.throttle_time',
+    kind: 'gauge',
+    pattern: /^kafka_server_produce_throttle_time$/,
+    labels: quotaLabels('produce'),
+    from: 'kafka.server type=Produce,user=…,client-id=… throttle-time',
+  },
+  {
+    signal: 'quota.throttle_time',
+    kind: 'gauge',
+    pattern: /^kafka_server_fetch_throttle_time$/,
+    labels: quotaLabels('fetch'),
+    from: 'kafka.server type=Fetch,user=…,client-id=… throttle-time',
+  },
+  {
+    signal: 'quota.throttle_time',
+    kind: 'gauge',
+    pattern: /^kafka_server_request_throttle_time$/,
+    labels: quotaLabels('request'),
+    from: 'kafka.server type=Request,user=…,client-id=… throttle-time (request-time quota)',
   },
   {
     signal: 'zk.expire_rate',
@@ -179,12 +263,14 @@ export const METRIC_MAPPINGS: readonly MetricMapping[] = [
 ]
 
 /** Attributes the default format appends after the MBean type. */
-const DEFAULT_FORMAT_ATTR = /^(kafka_[a-z0-9]+(?:_[a-z0-9]+)*?_[a-z0-9]+)_(value|count|meanrate|oneminuterate|fiveminuterate|fifteenminuterate)$/
+const DEFAULT_FORMAT_ATTR = /^(kafka_[a-z0-9]+(?:_[a-z0-9]+)*?_[a-z0-9]+)_(value|count|meanrate|oneminuterate|fiveminuterate|fifteenminuterate|\d+thpercentile)$/
 
 /**
  * Reduces a sample to the lower-case key the table matches: the default format's
  * `kafka_server_ReplicaManager_Value{name="UnderReplicatedPartitions"}` becomes
- * `kafka_server_replicamanager_underreplicatedpartitions_value` (and loses its `name` label);
+ * `kafka_server_replicamanager_underreplicatedpartitions_value` (and loses its `name` label), a
+ * histogram's `kafka_network_requestmetrics_99thpercentile{name="TotalTimeMs"}` (the lower-case naming
+ * leaves histograms to the default format) `kafka_network_requestmetrics_totaltimems_99thpercentile`;
  * label names are lower-cased too, as `lowercaseOutputLabelNames` would.
  */
 export function normaliseSample(sample: Sample): { key: string; labels: Record<string, string> } {

@@ -114,3 +114,72 @@ describe('adapters/prometheus/mapping', () => {
     expect(v.map((s) => s.value)).toEqual(version ? [encodeVersion(version)] : [])
   })
 })
+
+// Real scrapes of a Kafka 3.9.1 broker (capture-broker.ts): the default format, the lower-case naming
+// (which leaves histograms to the default format) and the lab's own exporter config.
+const BROKER_CAPTURES = ['kafka-3.9.1-zk-jmx-0.20.0-default.prom', 'kafka-3.9.1-zk-jmx-0.20.0-kafka-lowercase-naming.prom', 'kafka-3.9.1-zk-jmx-1.0.1-kafka-lowercase-naming.prom']
+const LATENCY_PARTS = { 'request.total_time_p99': 'TotalTimeMs', 'request.queue_time_p99': 'RequestQueueTimeMs', 'request.local_time_p99': 'LocalTimeMs', 'request.remote_time_p99': 'RemoteTimeMs' }
+
+/** The capture's own value of one RequestMetrics histogram's 99th percentile. */
+function p99InCapture(text: string, histogram: string, request: string): number {
+  const line = text.split('\n').find((l) => /^kafka_network_requestmetrics_99thpercentile\{/i.test(l) && l.includes(`name="${histogram}"`) && l.includes(`request="${request}"`))
+  expect(line, `${histogram} ${request}`).toBeDefined()
+  return Number(line!.slice(line!.lastIndexOf(' ') + 1))
+}
+
+describe('adapters/prometheus/mapping of latency, controller and replication series', () => {
+  it.each(BROKER_CAPTURES)('maps the p99 of Produce, FetchConsumer and FetchFollower and each part of it in %s', (file) => {
+    const text = readFileSync(path.join(FIXTURES, file), 'utf8')
+    const signals = convert(file)
+    for (const [signal, histogram] of Object.entries(LATENCY_PARTS)) {
+      const hits = signals.filter((s) => s.name === signal)
+      expect(hits.map((s) => s.labels!.request).sort(), signal).toEqual(['FetchConsumer', 'FetchFollower', 'Produce'])
+      for (const s of hits) expect(s.value, `${signal} ${s.labels!.request}`).toBe(p99InCapture(text, histogram, s.labels!.request))
+    }
+    // The produce requests of the capture were answered, so its p99 is a real time, not an empty histogram.
+    expect(one(signals.filter((s) => s.labels?.request === 'Produce'), 'request.total_time_p99').value).toBeGreaterThan(0)
+  })
+
+  it.each([...BROKER_CAPTURES, 'kafka-3.9.1-zk-jmx-1.0.1-lab.prom'])('maps ActiveControllerCount and the replica fetchers\' MaxLag of %s', (file) => {
+    const signals = convert(file)
+    // A one-broker cluster: the broker is the controller.
+    expect(one(signals, 'controller.active')).toMatchObject({ value: 1 })
+    expect(one(signals, 'replica.max_lag')).toMatchObject({ value: 0 })
+  })
+
+  it('rates IsrExpandsPerSec between two scrapes of the lab config', () => {
+    const text = readFileSync(path.join(FIXTURES, 'kafka-3.9.1-zk-jmx-1.0.1-lab.prom'), 'utf8')
+    const line = text.split('\n').find((l) => l.startsWith('kafka_server_replicamanager_isrexpandspersec_total '))!
+    const c = new SampleConverter({ cluster: 'lab', broker: '1', source: 'prom:test' })
+    const scrape = (at: number, body: string) => {
+      c.begin(at)
+      const out = parseExposition(body).samples.flatMap((s) => c.convert(s))
+      c.end()
+      return out
+    }
+    expect(scrape(0, line + '\n')).toEqual([])
+    const count = Number(line.split(' ')[1])
+    const out = scrape(10_000, `kafka_server_replicamanager_isrexpandspersec_total ${count + 4}\n`)
+    expect(out).toMatchObject([{ name: 'isr.expand_rate', value: 0.4 }])
+  })
+
+  // Quota metrics exist only once a quota is set, so no capture has them: the lines below are the
+  // names the exporter gives Kafka's MBeans kafka.server:type=Produce|Fetch|Request,user=…,client-id=…
+  // attribute throttle-time (ClientQuotaManager.throttleMetricName, Kafka 3.9.1 sources) in both namings.
+  it.each([
+    ['kafka_server_produce_throttle_time{client_id="perf-producer",user="",} 412.5', { quota: 'produce', client: 'perf-producer', entity: 'client-id perf-producer' }],
+    ['kafka_server_Fetch_throttle_time{client_id="analytics",user="alice",} 87.0', { quota: 'fetch', client: 'analytics', user: 'alice', entity: 'user alice, client-id analytics' }],
+    ['kafka_server_request_throttle_time{user="bob"} 12.0', { quota: 'request', user: 'bob', entity: 'user bob' }],
+  ])('maps the quota throttle time of %s with its client and user', (line, labels) => {
+    const c = new SampleConverter({ cluster: 'lab', broker: '1', source: 'prom:test' })
+    c.begin(5)
+    const out = parseExposition(line + '\n').samples.flatMap((s) => c.convert(s))
+    expect(out).toMatchObject([{ name: 'quota.throttle_time', value: Number(line.split(' ').pop()), labels }])
+    expect(out[0].labels).toEqual(labels)
+  })
+
+  it('drops request latencies the rules do not read, so a broker does not yield one series per API', () => {
+    const out = convert('kafka-3.9.1-zk-jmx-1.0.1-kafka-lowercase-naming.prom').filter((s) => s.name.startsWith('request.'))
+    expect(new Set(out.map((s) => s.labels!.request))).toEqual(new Set(['Produce', 'FetchConsumer', 'FetchFollower']))
+  })
+})
