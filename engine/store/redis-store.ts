@@ -96,6 +96,7 @@ function describeFailure(err: unknown): string {
   if (/None of startup nodes is available|Failed to refresh slots cache/i.test(message)) return 'no cluster node answered'
   if (/^CLUSTERDOWN/.test(message)) return 'the cluster is down (a shard has no master)'
   if (/timed out/i.test(message)) return 'no answer in time'
+  if (/Connection is closed/.test(message)) return 'connection closed'
   return message
 }
 

@@ -71,7 +71,23 @@ describe('engine/store on a Redis Cluster when a master dies', () => {
       await sleep(1000)
       const killedAt = Date.now()
       await cluster.kill(victim)
+      // Alert ticks during the failover either work or fail as an outage the alert loop retries
+      // (StoreUnavailableError, one line for people), never as a raw driver or cluster reply.
+      let failingOver = true
+      const tickErrors: { code?: string; message: string }[] = []
+      let ticksOk = 0
+      const ticking = (async () => {
+        while (failingOver) {
+          await engine.tick(110 * S).then(
+            () => ticksOk++,
+            (err: { code?: string; message: string }) => tickErrors.push(err),
+          )
+          await sleep(100)
+        }
+      })()
       const failoverMs = await cluster.waitHealthy(30_000)
+      failingOver = false
+      await ticking
       const promoted = await cluster.masterOf(createKeys(prefix).signal('c', '1', 'safepoint.sync'))
       expect(promoted.port).not.toBe(victim.port)
       await sleep(1000)
@@ -79,6 +95,10 @@ describe('engine/store on a Redis Cluster when a master dies', () => {
       await feed
       await Promise.all(pending)
 
+      for (const err of tickErrors) {
+        expect(err.code).toBe('STORE_UNAVAILABLE')
+        expect(err.message).toMatch(/^cannot reach Redis Cluster at 127\.0\.0\.1:\d+(,127\.0\.0\.1:\d+)+: [^\n]+$/)
+      }
       // Ingest resumed without a new store: every write was acknowledged, the outage was seen and left.
       expect(events.some((e) => e.kind === 'store-down')).toBe(true)
       expect(events.at(-1)?.kind).toBe('store-up')
@@ -102,7 +122,8 @@ describe('engine/store on a Redis Cluster when a master dies', () => {
       console.log(
         `Redis Cluster failover (cluster-node-timeout ${NODE_TIMEOUT_MS} ms): slots served again ${failoverMs} ms after SIGKILL; ` +
           `ingest stalled at most ${stallMs} ms; first write after the kill acknowledged ${firstAfterKill.ackedAt! - firstAfterKill.sentAt} ms after it was offered; ` +
-          `${sent.length * BROKERS.length} signals written, ${lost.length} lost`,
+          `${sent.length * BROKERS.length} signals written, ${lost.length} lost; alert ticks meanwhile: ${ticksOk} ran, ${tickErrors.length} failed as an outage ` +
+          `(${[...new Set(tickErrors.map((e) => e.message.replace(/^.*: /, '')))].join('; ')})`,
       )
 
       // Evaluation resumed on the same engine and store: a new incident on the failed-over shard fires,
