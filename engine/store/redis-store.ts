@@ -133,7 +133,13 @@ export async function deleteKeysWithPrefix(redis: Redis | Cluster, prefix: strin
   if (redis instanceof Cluster) {
     // Which nodes are masters is known only once the client has read the slot map.
     if (redis.status === 'wait') await redis.connect()
-    else if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve))
+    else if (redis.status === 'end') throw new Error('the Redis Cluster client is closed')
+    else if (redis.status !== 'ready') {
+      await new Promise<void>((resolve, reject) => {
+        redis.once('ready', () => resolve())
+        redis.once('end', () => reject(new Error('the Redis Cluster client closed before it was ready')))
+      })
+    }
     const counts = await Promise.all(redis.nodes('master').map((node) => deleteOnNode(node, prefix, true)))
     return counts.reduce((a, b) => a + b, 0)
   }
