@@ -38,8 +38,8 @@ export function checkKafkaVersion(version: string): void {
 }
 
 /**
- * The lab's knowledge of one release. Every difference here was found by starting that release on
- * JDK 17 (docs/lab.md has the errors each one gave without it).
+ * The lab's knowledge of one release: what starting it on JDK 17 needed (docs/lab.md has the error
+ * 0.10 gave without JAXB) and which config keys and modes it has.
  */
 export function kafkaVersionProfile(version: string): KafkaVersionProfile {
   checkKafkaVersion(version)
@@ -47,8 +47,9 @@ export function kafkaVersionProfile(version: string): KafkaVersionProfile {
   const scala = major <= 1 ? '2.11' : major === 2 ? '2.12' : '2.13'
   const modes: LabMode[] = major >= 4 ? ['kraft'] : atLeast(version, 3, 3) ? ['zk', 'kraft'] : ['zk']
   const jvmArgs: string[] = []
-  // Before 1.0 (KAFKA-5029 era) index files are unmapped through sun.nio.ch.DirectBuffer.cleaner(),
-  // which JDK 17 no longer exports to the classpath.
+  // 0.10 unmaps index files through sun.nio.ch.DirectBuffer.cleaner() (AbstractIndex.forceUnmap),
+  // which JDK 17 does not export to the classpath; 1.0 went through its own Java 9 cleaner lookup.
+  // Opened so that path works as it did on Java 8.
   if (!atLeast(version, 1, 0)) jvmArgs.push('--add-exports=java.base/sun.nio.ch=ALL-UNNAMED', '--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED')
   const unknownKeys: string[] = []
   if (!atLeast(version, 0, 11)) {

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs'
 import kafkajs from 'kafkajs'
 import { startCluster } from '../cluster.js'
 import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
@@ -13,6 +14,16 @@ const CYCLE_LIMIT_MS = 90_000
 const PAUSE_MS = 1_000
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** "first → last" heap occupancy after the collections logged in gc.log from `since` on (epoch ms). */
+function heapAfterGcRange(gcLog: string, since: number): string {
+  const after = (existsSync(gcLog) ? readFileSync(gcLog, 'utf8') : '')
+    .split('\n')
+    .map((l) => /^\[([^\]]+)\].*GC\(\d+\) Pause .* \d+M->(\d+)M\(\d+M\)/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null && Date.parse(m[1].replace(/([+-]\d\d)(\d\d)$/, '$1:$2')) >= since)
+    .map((m) => Number(m[2]))
+  return after.length ? `${after[0]} → ${after[after.length - 1]}` : '–'
+}
 
 /** A kafkajs consumer in the group; resolves once it has joined (its first GROUP_JOIN). */
 async function joinGroup(kafka: kafkajs.Kafka, timeoutMs: number): Promise<kafkajs.Consumer> {
@@ -43,7 +54,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
     await createTopic(cluster, TOPIC, 3, 1, {})
     recorder.start()
     await sleep(4_000)
-    const facts = await readConfigFacts(cluster, [TOPIC], Date.now())
+    // DescribeConfigs came with 0.11; an older broker's configs are only in its server.properties.
+    const facts = atLeast(ctx.runtime.version, 0, 11) ? await readConfigFacts(cluster, [TOPIC], Date.now()) : []
     const faultAt = Date.now()
     ctx.log(`a consumer joins and leaves ${GROUP} ${CYCLES} times`)
     let cycles = 0
@@ -65,8 +77,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
     const measured = {
       'join/leave cycles': cycles,
       'seconds of churn': (churnMs / 1000).toFixed(1),
-      '"Preparing to rebalance group" lines': countLines(server, new RegExp(`Preparing to rebalance group ${GROUP}`)),
+      '"Preparing to rebalance group" lines ("restabilize" before 0.11)': countLines(server, new RegExp(`Preparing to (?:rebalance|restabilize) group ${GROUP}`)),
       '"Stabilized group" lines': countLines(server, new RegExp(`Stabilized group ${GROUP}`)),
+      'heap after GC, first and last collection of the churn (MiB)': heapAfterGcRange(broker.gcLog, faultAt),
       'scrapes (failed)': `${recorder.scrapes} (${recorder.failures})`,
     }
     // Before 2.2 the known issue KAFKA-7610 names the same churn more precisely; the Selector leak rule
