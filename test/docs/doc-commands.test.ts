@@ -37,6 +37,10 @@ const PLAN: Record<string, Plan> = {
   'npm run lab -- cluster --brokers 3 --session-timeout-ms 6000': { mode: 'help' },
   'npm run lab -- cluster --brokers 3 --session-timeout-ms 6000 --keep': { mode: 'help' },
   'npm run lab -- live-latency': { mode: 'help' },
+  // .ci/run fetches 3.6.2 for test/lab/versions.test.ts, so this is a cache check there.
+  'lab/fetch-kafka.sh 3.6.2': { mode: 'run', exit: 0 },
+  'npm run lab -- roll-storm --kafka-version 3.6.2': { mode: 'help' },
+  'npm run lab -- cluster --kraft --kafka-version 4.1.1': { mode: 'help' },
   'npm run lab -- live-latency --tick 15s --lag 15s --build /tmp/kafka-why-before': { mode: 'help' },
   'java -cp ".cache/kafka/lib/*" org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:9092 --describe': { mode: 'help' },
   'npx kafka-why lint [--format text|json|github|sarif|checkstyle] [--retention 7d] [files|dirs…]': { mode: 'help' },
@@ -130,6 +134,7 @@ describe('docs: every command shown is run', () => {
     const plan = PLAN[command] as { mode: 'run'; exit?: number }
     const t = target(command)
     if (command === 'lab/fetch-kafka.sh' && !existsSync(path.join(ROOT, '.cache/kafka/READY'))) return
+    if (command === 'lab/fetch-kafka.sh 3.6.2' && !existsSync(path.join(ROOT, '.cache/kafka-3.6.2/READY'))) return
     const r = 'cli' in t ? await kafkaWhy(t.cli, {}, ROOT) : await exec(t.program, t.args)
     expect(r.code, `${command}\n${r.stderr}`).toBe(plan.exit ?? 0)
   })
