@@ -115,14 +115,16 @@ describe('adapters/prometheus/mapping', () => {
   })
 })
 
-// Real scrapes of a Kafka 3.9.1 broker (capture-broker.ts): the default format, the lower-case naming
-// (which leaves histograms to the default format) and the lab's own exporter config.
-const BROKER_CAPTURES = ['kafka-3.9.1-zk-jmx-0.20.0-default.prom', 'kafka-3.9.1-zk-jmx-0.20.0-kafka-lowercase-naming.prom', 'kafka-3.9.1-zk-jmx-1.0.1-kafka-lowercase-naming.prom']
+// Real scrapes of a Kafka 3.9.1 broker (capture-broker.ts, capture-quota.ts): the default format, the
+// lower-case naming (which leaves histograms to the default format) and the lab's own exporter config.
+const BROKER_CAPTURES = ['kafka-3.9.1-zk-jmx-0.20.0-default.prom', 'kafka-3.9.1-zk-jmx-0.20.0-kafka-lowercase-naming.prom', 'kafka-3.9.1-zk-jmx-1.0.1-kafka-lowercase-naming.prom', 'kafka-3.9.1-zk-jmx-1.0.1-lab-quota.prom']
 const LATENCY_PARTS = { 'request.total_time_p99': 'TotalTimeMs', 'request.queue_time_p99': 'RequestQueueTimeMs', 'request.local_time_p99': 'LocalTimeMs', 'request.remote_time_p99': 'RemoteTimeMs' }
 
 /** The capture's own value of one RequestMetrics histogram's 99th percentile. */
 function p99InCapture(text: string, histogram: string, request: string): number {
-  const line = text.split('\n').find((l) => /^kafka_network_requestmetrics_99thpercentile\{/i.test(l) && l.includes(`name="${histogram}"`) && l.includes(`request="${request}"`))
+  const histogramForm = (l: string) => /^kafka_network_requestmetrics_99thpercentile\{/i.test(l) && l.includes(`name="${histogram}"`)
+  const labForm = (l: string) => l.startsWith(`kafka_network_requestmetrics_${histogram.toLowerCase()}_99thpercentile{`)
+  const line = text.split('\n').find((l) => (histogramForm(l) || labForm(l)) && l.includes(`request="${request}"`))
   expect(line, `${histogram} ${request}`).toBeDefined()
   return Number(line!.slice(line!.lastIndexOf(' ') + 1))
 }
@@ -163,19 +165,23 @@ describe('adapters/prometheus/mapping of latency, controller and replication ser
     expect(out).toMatchObject([{ name: 'isr.expand_rate', value: 0.4 }])
   })
 
-  // Quota metrics exist only once a quota is set, so no capture has them: the lines below are the
-  // names the exporter gives Kafka's MBeans kafka.server:type=Produce|Fetch|Request,user=…,client-id=…
-  // attribute throttle-time (ClientQuotaManager.throttleMetricName, Kafka 3.9.1 sources) in both namings.
-  it.each([
-    ['kafka_server_produce_throttle_time{client_id="perf-producer",user="",} 412.5', { quota: 'produce', client: 'perf-producer', entity: 'client-id perf-producer' }],
-    ['kafka_server_Fetch_throttle_time{client_id="analytics",user="alice",} 87.0', { quota: 'fetch', client: 'analytics', user: 'alice', entity: 'user alice, client-id analytics' }],
-    ['kafka_server_request_throttle_time{user="bob"} 12.0', { quota: 'request', user: 'bob', entity: 'user bob' }],
-  ])('maps the quota throttle time of %s with its client and user', (line, labels) => {
+  // capture-quota.ts: the lab's exporter config on a broker with a produce quota on client-id
+  // perf-producer and a fetch quota on client-id analytics, both exceeded. Kafka leaves out a tag the
+  // quota is not keyed by (JmxReporter skips empty tags), so these have no user; the request-time
+  // quota's throttle time is NaN until a request is throttled and yields nothing.
+  it('maps the quota throttle times of a real throttled broker, per quota and client-id', () => {
+    const signals = convert('kafka-3.9.1-zk-jmx-1.0.1-lab-quota.prom').filter((s) => s.name === 'quota.throttle_time')
+    expect(signals.map((s) => [s.labels, s.value])).toEqual([
+      [{ quota: 'fetch', client: 'analytics', entity: 'client-id analytics' }, 2962.5],
+      [{ quota: 'produce', client: 'perf-producer', entity: 'client-id perf-producer' }, 1063],
+    ])
+  })
+
+  it('names a quota keyed by user and client-id after both', () => {
     const c = new SampleConverter({ cluster: 'lab', broker: '1', source: 'prom:test' })
     c.begin(5)
-    const out = parseExposition(line + '\n').samples.flatMap((s) => c.convert(s))
-    expect(out).toMatchObject([{ name: 'quota.throttle_time', value: Number(line.split(' ').pop()), labels }])
-    expect(out[0].labels).toEqual(labels)
+    const out = parseExposition('kafka_server_Fetch_throttle_time{user="alice",client_id="analytics",} 87.0\n').samples.flatMap((s) => c.convert(s))
+    expect(out).toMatchObject([{ name: 'quota.throttle_time', value: 87, labels: { quota: 'fetch', client: 'analytics', user: 'alice', entity: 'user alice, client-id analytics' } }])
   })
 
   it('drops request latencies the rules do not read, so a broker does not yield one series per API', () => {
