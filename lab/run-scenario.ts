@@ -25,6 +25,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'zk-partition': () => import('./scenarios/zk-partition.js'),
   'heap-oom': () => import('./scenarios/heap-oom.js'),
   'retention-deletes': () => import('./scenarios/retention-deletes.js'),
+  'reassignment': () => import('./scenarios/reassignment.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */

@@ -41,6 +41,8 @@ const PLAN: Record<string, Plan> = {
   'lab/fetch-kafka.sh 3.6.2': { mode: 'run', exit: 0 },
   'npm run lab -- roll-storm --kafka-version 3.6.2': { mode: 'help' },
   'npm run lab -- cluster --kraft --kafka-version 4.1.1': { mode: 'help' },
+  'npm run lab -- all': { mode: 'help' },
+  'npm run lab -- all --only disk-full,zk-kill --out /tmp/lab': { mode: 'help' },
   'npm run lab -- live-latency --tick 15s --lag 15s --build /tmp/kafka-why-before': { mode: 'help' },
   'java -cp ".cache/kafka/lib/*" org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:9092 --describe': { mode: 'help' },
   'npx kafka-why lint [--format text|json|github|sarif|checkstyle] [--retention 7d] [files|dirs…]': { mode: 'help' },
