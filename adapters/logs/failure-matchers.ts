@@ -99,15 +99,21 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
       return { name: 'thread.died', labels: { thread, kind: threadKind(thread) } }
     },
   },
-  // F2. Kafka 2.0-2.8 LogManager "Attempting recovery for all logs in /d since no clean shutdown file was
-  //     found"; 3.0-4.x "Recovering N logs from /d since no clean shutdown file was found": the previous
-  //     process ended without its shutdown (SIGKILL, the OOM killer, a probe, power loss).
+  // F2. Kafka 3.0-4.x LogManager "Recovering N logs from /d since no clean shutdown file was found": the
+  //     previous process ended without its shutdown (SIGKILL, the OOM killer, a probe, power loss).
+  //     2.0-2.8 "Attempting recovery for all logs in /d since no clean shutdown file was found" is also
+  //     what a first start on an empty data dir says (the lab's 2.8.2 recordings), so that dir waits for
+  //     F3's "Loaded N logs": an unclean shutdown only when N > 0.
   {
     literals: ['no clean shutdown file was found'],
     scope: 'message',
     formats: KAFKA,
-    re: /(?:Attempting recovery for all logs in|Recovering \d+ logs from) (\S+) since no clean shutdown file was found/,
-    build: (m) => ({ name: 'log.unclean_shutdown', labels: { dir: m[1] } }),
+    re: /(Attempting recovery for all logs in|Recovering \d+ logs from) (\S+) since no clean shutdown file was found/,
+    build: (m, _r, st) => {
+      if (m[1] === 'Recovering') return { name: 'log.unclean_shutdown', labels: { dir: m[2] } }
+      st.pendingRecovery = [...(st.pendingRecovery ?? []), m[2]]
+      return undefined
+    },
   },
   // F3. Kafka 0.10-1.1 LogManager "Logs loading complete in N ms."; 2.0-4.x "Loaded N logs in Mms." (3.x may
   //     append " (unclean log dirs = …)"): how long loading (and recovering) the logs took at start.
@@ -115,8 +121,14 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     literals: ['Logs loading complete in', 'logs in '],
     scope: 'message',
     formats: KAFKA,
-    re: /^Logs loading complete in (\d+) ms\.|^Loaded \d+ logs in (\d+)ms/,
-    build: (m) => ({ name: 'log.load_time', value: Number(m[1] ?? m[2]) }),
+    re: /^Logs loading complete in (\d+) ms\.|^Loaded (\d+) logs in (\d+)ms/,
+    build: (m, _r, st) => {
+      const drafts: Draft[] = []
+      if (m[2] !== undefined && Number(m[2]) > 0) for (const dir of st.pendingRecovery ?? []) drafts.push({ name: 'log.unclean_shutdown', labels: { dir } })
+      st.pendingRecovery = undefined
+      drafts.push({ name: 'log.load_time', value: Number(m[1] ?? m[3]) })
+      return drafts
+    },
   },
   // F4. Kafka 0.10-3.x Log/LogLoader "Found a corrupted index file corresponding to log file
   //     /d/t-p/000.log due to Corrupt index found, …}, recovering segment and rebuilding index files…".

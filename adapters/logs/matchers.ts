@@ -42,6 +42,12 @@ export type MatchState = {
   isr: Map<string, string>
   version?: string
   progressLines: number
+  /**
+   * Log dirs a 2.x broker said it would recover ("Attempting recovery for all logs in …"), held until
+   * its "Loaded N logs" line says whether there was anything to recover: 2.x says it of a new, empty
+   * data dir too.
+   */
+  pendingRecovery?: string[]
 }
 
 /** Creates the per-file matcher memory. */

@@ -38,9 +38,19 @@ const rows: Row[] = [
     [{ name: 'thread.died', labels: { thread: 'kafka-producer-network-thread | producer-1', kind: 'network' } }],
   ],
   [
-    'Kafka 2.8 LogManager: no clean shutdown file',
-    '[2021-06-01 10:00:00,000] INFO Attempting recovery for all logs in /var/lib/kafka/data since no clean shutdown file was found (kafka.log.LogManager)',
-    [{ name: 'log.unclean_shutdown', labels: { dir: '/var/lib/kafka/data' } }],
+    'Kafka 2.8 LogManager: no clean shutdown file, then logs to recover',
+    '[2021-06-01 10:00:00,000] INFO Attempting recovery for all logs in /var/lib/kafka/data since no clean shutdown file was found (kafka.log.LogManager)\n' +
+      '[2021-06-01 10:00:03,512] INFO Loaded 212 logs in 3512ms. (kafka.log.LogManager)',
+    [
+      { name: 'log.unclean_shutdown', labels: { dir: '/var/lib/kafka/data' } },
+      { name: 'log.load_time', value: 3512 },
+    ],
+  ],
+  [
+    'Kafka 2.8.2 LogManager on a new, empty data dir says the same, then loads 0 logs: no unclean shutdown (test/incidents/lab-stw-2.8.2)',
+    '[2026-12-01 12:22:16,008] INFO Attempting recovery for all logs in /tmp/kafka-why-lab-U3ZtNt/broker-1/data since no clean shutdown file was found (kafka.log.LogManager)\n' +
+      '[2026-12-01 12:22:16,114] INFO Loaded 0 logs in 160ms. (kafka.log.LogManager)',
+    [{ name: 'log.load_time', value: 160 }],
   ],
   [
     'Kafka 3.9 LogManager: no clean shutdown file, then the load time with unclean dirs',
