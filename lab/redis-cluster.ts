@@ -10,8 +10,8 @@ import { waitFor } from './wait-for.js'
 
 const run = promisify(execFile)
 
-/** One redis-server of a lab cluster. */
-export type LabClusterNode = { port: number; process: ManagedProcess }
+/** One redis-server of a lab cluster; `tlsPort` when the cluster was started with TLS. */
+export type LabClusterNode = { port: number; tlsPort?: number; process: ManagedProcess }
 
 /**
  * A real Redis Cluster of our own on loopback ports (3 masters, 3 replicas by default), for what a
@@ -22,6 +22,8 @@ export type LabClusterNode = { port: number; process: ManagedProcess }
 export type LabRedisCluster = {
   /** `127.0.0.1:port,…` of every node, the form REDIS_CLUSTER_NODES takes. */
   nodesEnv: string
+  /** With TLS: `rediss://127.0.0.1:tlsPort,…`, the nodes' TLS ports as REDIS_CLUSTER_NODES takes them. */
+  tlsNodesEnv?: string
   nodes: LabClusterNode[]
   /** The node serving a key's slot as master now (asked of the cluster, so it follows failovers). */
   masterOf(key: string): Promise<LabClusterNode>
@@ -41,6 +43,11 @@ export type LabRedisClusterOptions = {
   nodeTimeoutMs?: number
   /** Longest wait for the cluster to form. Default 30 s. */
   startTimeoutMs?: number
+  /**
+   * Also serve TLS (PEM files): each node gets a TLS port beside its plain one, and the cluster bus
+   * and replication run over TLS; clients connecting over TLS are told the TLS ports.
+   */
+  tls?: { certFile: string; keyFile: string; caFile: string }
 }
 
 type SlotRange = [number, number, [string, number, ...unknown[]], ...unknown[]]
@@ -82,6 +89,7 @@ export async function startLabRedisCluster(options: LabRedisClusterOptions = {})
       const port = await freePort()
       // The bus port defaults to port + 10000, which may be taken or beyond 65535: pick it too.
       const busPort = await freePort()
+      const tlsPort = options.tls ? await freePort() : undefined
       const nodeDir = path.join(dir, String(port))
       await mkdir(nodeDir)
       const args = [
@@ -90,7 +98,11 @@ export async function startLabRedisCluster(options: LabRedisClusterOptions = {})
         // A replica only takes over once it has synced; by default the first sync waits 5 s.
         '--repl-diskless-sync-delay', '0',
       ]
-      nodes.push({ port, process: spawnManaged('redis-server', args, { stdoutFile: path.join(nodeDir, 'redis.log') }) })
+      if (options.tls && tlsPort !== undefined) {
+        args.push('--tls-port', String(tlsPort), '--tls-cert-file', options.tls.certFile, '--tls-key-file', options.tls.keyFile, '--tls-ca-cert-file', options.tls.caFile)
+        args.push('--tls-cluster', 'yes', '--tls-replication', 'yes', '--tls-auth-clients', 'no')
+      }
+      nodes.push({ port, tlsPort, process: spawnManaged('redis-server', args, { stdoutFile: path.join(nodeDir, 'redis.log') }) })
     }
     const deadline = Date.now() + startTimeoutMs
     for (const n of nodes) {
@@ -129,6 +141,7 @@ export async function startLabRedisCluster(options: LabRedisClusterOptions = {})
   }
   return {
     nodesEnv: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
+    tlsNodesEnv: options.tls ? nodes.map((n) => `rediss://127.0.0.1:${n.tlsPort}`).join(',') : undefined,
     nodes,
     async masterOf(key) {
       for (const n of nodes) {
