@@ -23,30 +23,67 @@ const byNumber = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: t
 
 /**
  * The derived series from every broker's controller.active samples (`byBroker`, each list in any
- * order): one sample per report, its value the sum, label brokers = the brokers whose reports count,
- * controllers = those among them reporting 1.
+ * order): one sample per report, its value the sum, label reporting = how many brokers' reports
+ * count, controllers = those reporting 1 or more. Linear in the reports: a cluster of thousands of
+ * brokers is summed as cheaply per report as one of three.
  */
 export function deriveControllerSum(cluster: string, byBroker: ReadonlyMap<string, readonly Signal[]>): Signal[] {
   const reports = [...byBroker]
     .flatMap(([broker, list]) => list.filter((s) => s.value !== undefined && Number.isFinite(s.value)).map((s) => ({ broker, s })))
     .sort((a, b) => a.s.at - b.s.at)
   const latest = new Map<string, Signal>()
+  const controllers = new Set<string>()
+  let sum = 0
+  let start = 0
   const out: Signal[] = []
+  const forget = (broker: string) => {
+    const last = latest.get(broker)
+    if (!last) return
+    sum -= last.value!
+    latest.delete(broker)
+    controllers.delete(broker)
+  }
   for (const { broker, s } of reports) {
+    forget(broker)
     latest.set(broker, s)
-    for (const [b, last] of latest) if (last.at < s.at - CONTROLLER_REPORT_FRESH_MS) latest.delete(b)
-    const brokers = [...latest.keys()].sort(byNumber)
-    const controllers = brokers.filter((b) => latest.get(b)!.value! >= 1)
-    const sum = brokers.reduce((n, b) => n + latest.get(b)!.value!, 0)
+    sum += s.value!
+    if (s.value! >= 1) controllers.add(broker)
+    // Reports are in time order, so the stale ones are at the front; each is passed once.
+    while (reports[start].s.at < s.at - CONTROLLER_REPORT_FRESH_MS) {
+      const old = reports[start++]
+      if (latest.get(old.broker) === old.s) forget(old.broker)
+    }
+    // Usually one broker, two in a split: cheap to spell out at every report.
+    const controllersLabel = [...controllers].sort(byNumber).join(', ')
     out.push({
       name: CONTROLLER_SUM_SERIES,
       at: s.at,
       cluster,
       value: sum,
-      labels: { brokers: brokers.join(', '), controllers: controllers.join(', ') },
+      labels: { reporting: String(latest.size), controllers: controllersLabel },
       source: `derived:${s.source}`,
-      text: `${sum} active controller${sum === 1 ? '' : 's'} among brokers ${brokers.join(', ')}${controllers.length ? ` (reporting 1: ${controllers.join(', ')})` : ''}`,
+      text: `${sum} active controller${sum === 1 ? '' : 's'} among the ${latest.size} brokers reporting${controllersLabel ? ` (reporting 1: ${controllersLabel})` : ''}`,
     })
   }
   return out
+}
+
+const perTick = new WeakMap<object, Map<string, Promise<Signal[]>>>()
+
+/**
+ * deriveControllerSum over what `read` returns, once per tick reader: an alert tick evaluates every
+ * broker of a cluster, and each would otherwise sum the whole cluster again. Any other reader
+ * (a store, whose contents change) derives afresh each time.
+ */
+export function controllerSumOnce(reader: object, memoise: boolean, key: string, read: () => Promise<Signal[]>): Promise<Signal[]> {
+  if (!memoise) return read()
+  let byKey = perTick.get(reader)
+  if (!byKey) perTick.set(reader, (byKey = new Map()))
+  let answer = byKey.get(key)
+  if (!answer) {
+    answer = read()
+    byKey.set(key, answer)
+    answer.catch(() => byKey!.delete(key))
+  }
+  return answer
 }

@@ -1,8 +1,8 @@
 import { CATALOGUE } from '../signals/catalogue.js'
 import type { Signal } from '../signals/signal.js'
-import type { SignalReader } from './tick-reads.js'
+import { TickReads, type SignalReader } from './tick-reads.js'
 import { CLUSTER_LOSS_SERIES, CLUSTER_LOSS_WINDOW_MS, deriveClusterLoss, isClusterLossSeries } from './cluster-loss.js'
-import { CONTROLLER_REPORT_FRESH_MS, CONTROLLER_SUM_SERIES, CONTROLLER_SUM_SOURCE, deriveControllerSum, isControllerSumSeries } from './controller-sum.js'
+import { CONTROLLER_REPORT_FRESH_MS, CONTROLLER_SUM_SERIES, CONTROLLER_SUM_SOURCE, controllerSumOnce, deriveControllerSum, isControllerSumSeries } from './controller-sum.js'
 import { withDerivedSources } from './derived-facts.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
 import type { EvalData } from './match.js'
@@ -153,11 +153,15 @@ async function readClusterLoss(store: SignalReader, name: string, req: LoadReque
 
 /** The derived controller count (controller-sum.ts) from every broker's reports in the window. */
 async function readControllerSum(store: SignalReader, req: LoadRequest): Promise<Signal[]> {
-  const brokers = (await store.brokers()).filter((b) => b.cluster === req.cluster).map((b) => b.broker)
-  const names = [CONTROLLER_SUM_SOURCE]
-  // Reports up to the freshness window before `from` still count at its start.
-  const lists = await Promise.all(brokers.map((broker) => store.querySeries({ cluster: req.cluster, broker, names, from: req.from - CONTROLLER_REPORT_FRESH_MS, to: req.to })))
-  const byBroker = new Map<string, Signal[]>()
-  lists.forEach((byName, i) => byBroker.set(brokers[i], [...byName.values()].flat()))
-  return deriveControllerSum(req.cluster, byBroker).filter((s) => s.at >= req.from)
+  const derive = async () => {
+    const brokers = (await store.brokers()).filter((b) => b.cluster === req.cluster).map((b) => b.broker)
+    const names = [CONTROLLER_SUM_SOURCE]
+    // Reports up to the freshness window before `from` still count at its start.
+    const lists = await Promise.all(brokers.map((broker) => store.querySeries({ cluster: req.cluster, broker, names, from: req.from - CONTROLLER_REPORT_FRESH_MS, to: req.to })))
+    const byBroker = new Map<string, Signal[]>()
+    lists.forEach((byName, i) => byBroker.set(brokers[i], [...byName.values()].flat()))
+    return deriveControllerSum(req.cluster, byBroker).filter((s) => s.at >= req.from)
+  }
+  // Evaluation reads the signals and never changes them, so one tick's brokers share one list.
+  return (await controllerSumOnce(store, store instanceof TickReads, JSON.stringify([req.cluster, req.from, req.to]), derive)).slice()
 }

@@ -87,7 +87,7 @@ export const CATALOGUE = {
   'leader.unclean': ev('none', TP, 'an out-of-sync replica was elected leader (unclean leader election)', true),
   'controller.change': ev('none', ['controller'], 'the active controller moved (controller election / resignation)', true),
   'controller.active': gauge('count', [], 'whether this broker is the active controller, 1 or 0 (JMX KafkaController ActiveControllerCount)'),
-  'controller.active_sum': gauge('count', ['brokers', 'controllers'], 'derived: the cluster\'s sum of controller.active over the brokers that reported it in the last 2 minutes, at every report of any of them (1 = healthy, 0 = no controller, 2 or more = several brokers acting as controller); brokers = the brokers whose reports count, controllers = those reporting 1', true),
+  'controller.active_sum': gauge('count', ['reporting', 'controllers'], 'derived: the cluster\'s sum of controller.active over the brokers that reported it in the last 2 minutes, at every report of any of them (1 = healthy, 0 = no controller, 2 or more = several brokers acting as controller); reporting = how many brokers\' reports count, controllers = the brokers reporting 1', true),
   'replica.fetch_error': ev('none', ['leader', 'topic', 'partition', 'component'], 'a follower\'s fetch from its leader failed (ReplicaFetcherThread errors; any ERROR of the fetcher threads, component = the class)'),
   // Clients
   'client.not_leader': ev('none', TP, 'client got NOT_LEADER_FOR_PARTITION / NOT_LEADER_OR_FOLLOWER / NotLeaderForPartitionException'),
