@@ -5,7 +5,7 @@ import { readQuantity } from '../dsl/quantity.js'
 import { openStore } from '../engine/store/open-store.js'
 import { loadRules, resolveRulesPath } from '../rule-files/load-rules.js'
 import type { Store } from '../engine/store/store.js'
-import { CommandError, usageError, UsageError } from './usage-error.js'
+import { CommandError, UsageError } from './usage-error.js'
 
 /**
  * What the store-backed commands (why, replay) share before their own work starts: the rule set,
@@ -43,15 +43,14 @@ export function readDuration(text: string, option: string): number {
 /**
  * Runs a command body with the configured store: Redis when REDIS_URL is set, a Redis Cluster when
  * REDIS_CLUSTER_NODES is, else the embedded one.
- * An unreachable Redis or a bad path becomes one clear line and exit code 1 (2 for usage), never a
- * stack trace.
+ * An unreachable Redis or a bad path becomes one clear line and exit code 1, never a stack trace;
+ * a UsageError goes on to the command line, which prints it with exit code 2.
  */
 export async function withStore(body: (store: Store) => Promise<number>): Promise<number> {
   const store = openStore(process.env)
   try {
     return await body(store)
   } catch (err) {
-    if (err instanceof UsageError) return usageError(err.message)
     if (err instanceof CommandError) {
       console.error(`kafka-why: ${err.message}`)
       return 1

@@ -3,14 +3,11 @@
  * stack trace. Kept apart from the store and rule loading so light commands (lint) import only this.
  */
 
-/** Thrown for bad arguments and unreadable inputs: its message is printed as is, exit code 2. */
+/**
+ * Thrown by a command's body for bad arguments and unreadable inputs: the command line prints its
+ * message under the command's name with the pointer to --help, exit code 2, as it does for its own.
+ */
 export class UsageError extends Error {}
 
 /** Thrown when the command ran but cannot answer (no data for that broker): one line, exit code 1. */
 export class CommandError extends Error {}
-
-/** Prints a usage problem (with the pointer to --help) and gives exit code 2. */
-export function usageError(message: string): number {
-  console.error(`kafka-why: ${message}\n(kafka-why <command> --help for usage)`)
-  return 2
-}

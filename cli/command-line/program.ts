@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
+import { UsageError } from '../usage-error.js'
 import { COMMANDS } from './commands.js'
 import { completeValues, toArgument, toOptions, type CommandBody, type CommandSpec, type OptionSpecs, type OptionValues } from './option-spec.js'
 
@@ -58,7 +59,18 @@ function buildCommand(spec: CommandSpec, parentPath: string, outcome: { code: nu
   }
   command.action(async () => {
     const body = await loadBody(spec, path)
-    outcome.code = typeof body === 'number' ? body : await body({ args: command.args, options: completeValues(spec.options, command.opts()) as OptionValues<OptionSpecs> })
+    if (typeof body === 'number') {
+      outcome.code = body
+      return
+    }
+    try {
+      outcome.code = await body({ args: command.args, options: completeValues(spec.options, command.opts()) as OptionValues<OptionSpecs> })
+    } catch (err) {
+      // A body's usage problem reads like the parser's: under the command's name, exit 2.
+      if (!(err instanceof UsageError)) throw err
+      process.stderr.write(formatUsageError(path, err.message))
+      outcome.code = 2
+    }
   })
   return command
 }

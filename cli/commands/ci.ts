@@ -9,7 +9,7 @@ import { readDuration, reportStoreUnavailable } from '../command-setup.js'
 import type { CI_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
-import { usageError, UsageError } from '../usage-error.js'
+import { UsageError } from '../usage-error.js'
 import { ingestSources } from './replay.js'
 
 /** The command as the command line runs it (tests, scripts): parses argv, then the body. */
@@ -17,17 +17,10 @@ export const run = (argv: string[]): Promise<number> => runCommand('ci', argv)
 
 /** Runs the checks and prints the report; returns the exit code. */
 export async function execute({ options: v }: CommandInput<typeof CI_OPTIONS>): Promise<number> {
-  let sinceMs: number
-  let stepMs: number
-  let windowMs: number
-  try {
-    sinceMs = readDuration(v.since ?? '30d', '--since')
-    stepMs = readDuration(v.step ?? (v.replay.length ? '15s' : '1m'), '--step')
-    windowMs = readDuration(v.window, '--window')
-    if (sinceMs <= 0 || stepMs <= 0 || windowMs <= 0) throw new UsageError('--since, --step and --window must be longer than 0')
-  } catch (err) {
-    return usageError((err as Error).message)
-  }
+  const sinceMs = readDuration(v.since ?? '30d', '--since')
+  const stepMs = readDuration(v.step ?? (v.replay.length ? '15s' : '1m'), '--step')
+  const windowMs = readDuration(v.window, '--window')
+  if (sinceMs <= 0 || stepMs <= 0 || windowMs <= 0) throw new UsageError('--since, --step and --window must be longer than 0')
   const replay = v.replay
   const storeSource = replay.length === 0 ? sharedStoreSource(process.env) : undefined
   let store: Store | undefined
@@ -62,7 +55,6 @@ export async function execute({ options: v }: CommandInput<typeof CI_OPTIONS>): 
       console.error(`kafka-why ci: ${err.message}`)
       return 2
     }
-    if (err instanceof UsageError) return usageError(err.message)
     const unavailable = reportStoreUnavailable('kafka-why ci', err)
     if (unavailable !== undefined) return unavailable
     if (typeof (err as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code)) {

@@ -5,7 +5,7 @@ import { loadRuleSet, reportRuleErrors } from '../command-setup.js'
 import type { CORPUS_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
-import { usageError } from '../usage-error.js'
+import { UsageError } from '../usage-error.js'
 import { renderCorpusDocs, renderCorpusText, spliceDocs } from '../corpus/render-corpus.js'
 import { runCorpus } from '../corpus/run-corpus.js'
 
@@ -21,7 +21,7 @@ export const run = (argv: string[]): Promise<number> => runCommand('corpus', arg
 /** The subcommand: runs the corpus, prints the report, optionally rewrites the docs table. */
 export async function execute({ args, options }: CommandInput<typeof CORPUS_OPTIONS>): Promise<number> {
   const root = args[0] ?? 'test/corpus'
-  if (!existsSync(root)) return usageError(`no such corpus directory: ${root}`)
+  if (!existsSync(root)) throw new UsageError(`no such corpus directory: ${root}`)
   const loaded = await loadRuleSet(options.rules)
   if ('error' in loaded) return reportRuleErrors(loaded.error)
   let report

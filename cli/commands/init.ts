@@ -5,7 +5,7 @@ import { SCHEMA_FILES, schemaComment } from '../../file-formats/schema-comment.j
 import type { INIT_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
-import { usageError } from '../usage-error.js'
+import { UsageError } from '../usage-error.js'
 
 /** The command as the command line runs it (tests, scripts): parses argv, then the body. */
 export const run = (argv: string[]): Promise<number> => runCommand('init', argv)
@@ -19,7 +19,7 @@ const EXAMPLE = fileURLToPath(new URL('../../kafka-why.example.yaml', import.met
  */
 export async function execute({ options }: CommandInput<typeof INIT_OPTIONS>): Promise<number> {
   const out = options.out
-  if (!options.force && (await access(out).then(() => true, () => false))) return usageError(`${out} exists; pass --force to overwrite it, or --out another path`)
+  if (!options.force && (await access(out).then(() => true, () => false))) throw new UsageError(`${out} exists; pass --force to overwrite it, or --out another path`)
   try {
     const example = await readFile(EXAMPLE, 'utf8')
     const body = example.replace(/^# yaml-language-server:.*\n/, '')

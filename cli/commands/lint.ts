@@ -6,7 +6,7 @@ import { loadRules } from '../../rule-files/load-rules.js'
 import type { LINT_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
-import { usageError } from '../usage-error.js'
+import { UsageError } from '../usage-error.js'
 
 /**
  * `kafka-why lint [--format text|json|github|sarif|checkstyle] [--retention 7d] [paths…]`: every lexer, parser and
@@ -22,7 +22,7 @@ export async function execute({ args, options }: CommandInput<typeof LINT_OPTION
   let retentionMs: number | undefined
   if (options.retention !== undefined) {
     const q = readQuantity(options.retention)
-    if ('message' in q || q.dimension !== 'duration') return usageError(`--retention needs a duration such as 7d, not '${options.retention}'`)
+    if ('message' in q || q.dimension !== 'duration') throw new UsageError(`--retention needs a duration such as 7d, not '${options.retention}'`)
     retentionMs = q.value
   }
   const { rules, diagnostics, sources } = await loadRules(args, { retentionMs })

@@ -9,7 +9,7 @@ import type { Store } from '../../engine/store/store.js'
 import { FileFormatError } from '../../file-formats/yaml-validate.js'
 import type { Signal } from '../../signals/signal.js'
 import { readDuration, withRulesAndStore } from '../command-setup.js'
-import { CommandError, usageError, UsageError } from '../usage-error.js'
+import { CommandError, UsageError } from '../usage-error.js'
 import type { REPLAY_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
@@ -20,21 +20,14 @@ export const run = (argv: string[]): Promise<number> => runCommand('replay', arg
 
 /** Replays recorded signals and prints the alerts as they would have fired. */
 export async function execute({ args, options }: CommandInput<typeof REPLAY_OPTIONS>): Promise<number> {
-  let stepMs: number
-  let lagMs: number
-  let perPath: Map<string, string>
-  try {
-    perPath = readBrokerPaths(options.broker)
-    checkZone(options.tz)
-    stepMs = readDuration(options.step, '--step')
-    lagMs = readDuration(options.lag, '--lag')
-    if (stepMs <= 0) throw new UsageError('--step must be longer than 0')
-    if (lagMs < 0) throw new UsageError('--lag must not be negative')
-  } catch (err) {
-    return usageError((err as Error).message)
-  }
+  const perPath = readBrokerPaths(options.broker)
+  checkZone(options.tz)
+  const stepMs = readDuration(options.step, '--step')
+  const lagMs = readDuration(options.lag, '--lag')
+  if (stepMs <= 0) throw new UsageError('--step must be longer than 0')
+  if (lagMs < 0) throw new UsageError('--lag must not be negative')
   const paths = [...args, ...perPath.keys()]
-  if (paths.length === 0) return usageError('replay needs at least one file or directory')
+  if (paths.length === 0) throw new UsageError('replay needs at least one file or directory')
   const json = options.json
   return withRulesAndStore(options.rules, async (rules, store) => {
     const ingest = await ingestSources(store, paths, options.cluster, { brokers: perPath, timeZone: options.tz })

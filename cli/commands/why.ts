@@ -3,7 +3,7 @@ import type { Store } from '../../engine/store/store.js'
 import { parseAt } from '../../signals/jsonl.js'
 import { isoStamp, renderDiagnosis } from '../render-text.js'
 import { readDuration, withRulesAndStore } from '../command-setup.js'
-import { CommandError, usageError, UsageError } from '../usage-error.js'
+import { CommandError, UsageError } from '../usage-error.js'
 import type { WHY_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
@@ -18,22 +18,15 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
   let asked: string | undefined
   if (args.length === 1) {
     asked = readBrokerId(args[0])
-    if (!asked) return usageError(`'${args[0]}' is not a broker id (expected 3 or broker-3)`)
+    if (!asked) throw new UsageError(`'${args[0]}' is not a broker id (expected 3 or broker-3)`)
   }
-  let sinceMs: number | undefined
-  let at: number | undefined
-  let perPath: Map<string, string>
-  try {
-    if (options.since !== undefined) sinceMs = readDuration(options.since, '--since')
-    if (sinceMs !== undefined && sinceMs <= 0) throw new UsageError(`--since: expected a positive duration, got '${options.since}'`)
-    if (options.at !== undefined) at = readTime(options.at)
-    perPath = readBrokerPaths(options.broker)
-    checkZone(options.tz)
-  } catch (err) {
-    return usageError((err as Error).message)
-  }
+  const sinceMs = options.since === undefined ? undefined : readDuration(options.since, '--since')
+  if (sinceMs !== undefined && sinceMs <= 0) throw new UsageError(`--since: expected a positive duration, got '${options.since}'`)
+  const at = options.at === undefined ? undefined : readTime(options.at)
+  const perPath = readBrokerPaths(options.broker)
+  checkZone(options.tz)
   const replay = [...options.replay.flatMap((p) => p.split(',')).filter(Boolean), ...perPath.keys()]
-  if (asked === undefined && replay.length === 0) return usageError('why needs a broker, e.g. kafka-why why 3 (or logs to read: kafka-why why --replay /var/log/kafka)')
+  if (asked === undefined && replay.length === 0) throw new UsageError('why needs a broker, e.g. kafka-why why 3 (or logs to read: kafka-why why --replay /var/log/kafka)')
   return withRulesAndStore(options.rules, async (rules, store) => {
     let window: { from: number; to: number } | undefined
     let broker = asked

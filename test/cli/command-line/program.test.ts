@@ -49,6 +49,8 @@ describe('cli/command-line/program', () => {
     { argv: ['completion', 'fish'], says: "argument 'shell'. Allowed choices are bash, zsh" },
     { argv: ['lab'], says: "missing required argument 'scenario'" },
     { argv: [], says: 'Usage: kafka-why <command> [options]' },
+    { argv: ['why', '3', '--since', 'banana'], says: "kafka-why why: --since: expected a duration such as 15s, 10m or 1h, got 'banana'\n(kafka-why why --help for usage)" },
+    { argv: ['replay'], says: 'kafka-why replay: replay needs at least one file or directory' },
   ])('exits 2 on $argv: $says', async ({ argv, says }) => {
     expect(await runCommandLine(argv)).toBe(2)
     expect(stderr.join('')).toContain(says)
