@@ -48,7 +48,7 @@ clusters:
 rules: [rules, extra.rules]
 live:
   listen: 0.0.0.0:9500
-  engine: { tick: 5s, lag: 10s, settle: 3s }
+  engine: { tick: 5s, lag: 10s, settle: 3s, long_window_every: 10m }
   clusters:
     prod:
       admin: { interval: 1m, sasl: { mechanism: scram-sha-512, username: u, password: p }, ssl: true }
@@ -58,7 +58,7 @@ live:
       logs: [{ broker: "1", path: /var/log/kafka/server.log }]
 `)
     expect(c.listen).toEqual({ host: '0.0.0.0', port: 9500 })
-    expect(c.engine).toEqual({ tickMs: 5000, lagMs: 10_000, settleMs: 3000, enabled: true })
+    expect(c.engine).toEqual({ tickMs: 5000, lagMs: 10_000, settleMs: 3000, longWindowEveryMs: 600_000, enabled: true })
     expect(c.rules).toEqual(['rules', 'extra.rules'])
     expect(c.clusters[0].admin).toMatchObject({ brokers: ['kafka-1:9092'], intervalMs: 60_000, ssl: true, sasl: { mechanism: 'scram-sha-512' } })
     expect(c.clusters[0].scrape).toEqual([{ broker: '1', url: 'http://kafka-1:7071/metrics', intervalMs: 30_000, timeoutMs: 10_000 }])
