@@ -85,7 +85,8 @@ $tools_dependency
 EOF
 
 rm -rf "$cache/lib.tmp" "$cache/agent.tmp" "$cache/legacy.tmp"
-(cd "$cache" && mvn -q -B -Dstyle.color=never dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=lib.tmp)
+(cd "$cache" && mvn -q -B -Dstyle.color=never dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=lib.tmp) \
+  || { echo "fetch-kafka: Maven could not fetch kafka_$SCALA $KAFKA_VERSION and its dependencies (no such release, or Maven Central unreachable; its output is above)" >&2; exit 1; }
 (cd "$cache" && mvn -q -B -Dstyle.color=never dependency:copy \
   -Dartifact="io.prometheus.jmx:jmx_prometheus_javaagent:$EXPORTER_VERSION" -DoutputDirectory=agent.tmp)
 mv "$cache/agent.tmp/jmx_prometheus_javaagent-$EXPORTER_VERSION.jar" "$cache/agent.tmp/jmx_prometheus_javaagent.jar"
