@@ -259,6 +259,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
     const brokers: LabBroker[] = []
     const jvmStartedAt: Record<number, string> = {}
     const spawnBroker = new Map<number, () => ManagedProcess>()
+    const toStart: { spawnThis: () => ManagedProcess; broker: Omit<LabBroker, 'pid' | 'process'> }[] = []
     if (options.runAsById && Object.keys(options.runAsById).length > 0) chmodSync(dir, 0o755)
     for (const id of ids) {
       const p = ports.get(id)!
@@ -346,20 +347,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
         return p
       }
       spawnBroker.set(id, spawnThis)
+      toStart.push({ spawnThis, broker: { id, port: p.port, exporterPort: p.exporterPort, controllerPort: p.controllerPort, logDir, dataDir, gcLog, serverLog: join(logDir, 'server.log'), configFile } })
+    }
+    // Every node is configured (and in KRaft formatted) before any starts: a KRaft node started while
+    // its voters were still being formatted timed its registration out again and again (4.1.1).
+    for (const { spawnThis, broker } of toStart) {
       const proc = spawnThis()
-      brokers.push({
-        id,
-        port: p.port,
-        exporterPort: p.exporterPort,
-        controllerPort: p.controllerPort,
-        pid: proc.pid,
-        logDir,
-        dataDir,
-        gcLog,
-        serverLog: join(logDir, 'server.log'),
-        configFile,
-        process: proc,
-      })
+      brokers.push({ ...broker, pid: proc.pid, process: proc })
     }
 
     await Promise.all(
