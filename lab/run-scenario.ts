@@ -26,6 +26,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'heap-oom': () => import('./scenarios/heap-oom.js'),
   'retention-deletes': () => import('./scenarios/retention-deletes.js'),
   'reassignment': () => import('./scenarios/reassignment.js'),
+  'partition-dir-removed': () => import('./scenarios/partition-dir-removed.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
