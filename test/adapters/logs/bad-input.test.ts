@@ -62,9 +62,9 @@ describe('adapters/logs/bad-input', () => {
       '\tat org.apache.zookeeper.ClientCnxn$SendThread.run(ClientCnxn.java:1257)',
     ].join('\n')
     const r = parse(text)
-    // The second record is a WARN carrying an exception: its generic signal, not a second timeout.
-    expect(r.signals.map((s) => [s.name, s.value])).toEqual([['zk.session_timeout', 9539], ['log.warn_exception', undefined]])
-    expect(r.signals[1].labels?.exception).toBe('org.apache.zookeeper.ClientCnxn$SessionTimeoutException')
+    // The second record is the disconnect, a WARN carrying an exception: its own signals, not a second timeout.
+    expect(r.signals.map((s) => [s.name, s.value])).toEqual([['zk.session_timeout', 9539], ['zk.disconnected', undefined], ['log.warn_exception', undefined]])
+    expect(r.signals[2].labels?.exception).toBe('org.apache.zookeeper.ClientCnxn$SessionTimeoutException')
     expect(Object.values(r.stats.unparsed).every((n) => n === 0)).toBe(true)
   })
 

@@ -43,8 +43,8 @@ describe('adapters/logs/layout', () => {
     const signals = [...p.push(`${text}\n`), ...p.end()]
     expect(p.wrapper).toBe('line-prefix')
     expect(p.layout).toBe('apache')
-    // The prefixed exception lines joined the WARN record above them: a WARN with a stack trace.
-    expect(signals.map((s) => s.name)).toEqual(['zk.session_timeout', 'log.warn_exception'])
+    // The prefixed exception lines joined the WARN record above them: the disconnect, a WARN with a stack trace.
+    expect(signals.map((s) => s.name)).toEqual(['zk.session_timeout', 'zk.disconnected', 'log.warn_exception'])
     expect(signals[0].at).toBe(Date.parse('2022-09-23T15:25:24.780Z'))
     expect(p.stats.unparsed).toEqual(expect.objectContaining({ 'unknown-format': 0 }))
   })
