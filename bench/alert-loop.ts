@@ -3,7 +3,7 @@
  * shipped rule pack, fed at real rates, beside the same store read alone in the same run.
  *
  *   npm run bench -- alert-loop [--brokers 50,500,2000] [--ticks 6] [--cluster-size 10]
- *   BENCH_CPU_PROFILE=/tmp/tick npm run bench -- alert-loop --brokers 50   # also a CPU profile of the ticks
+ *   BENCH_CPU_PROFILE=/tmp/tick npm run bench -- alert-loop --brokers 50   # also a CPU profile of each regular tick
  *
  * The feed is one broker-day of recorded signals (bench/broker-day.ts: exporter scrapes every 15 s,
  * a day of server.log and gc.log, JDK 17 safepoint lines), cut to the signals the rule pack reads.
@@ -24,6 +24,8 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import path from 'node:path'
 import { Redis } from 'ioredis'
 import type { Rule } from '../dsl/ast.js'
@@ -126,9 +128,18 @@ async function writeHistory(store: RedisStore, redis: Redis, day: DaySignal[], s
   return written
 }
 
-/** The next 15 s of the day for every broker. */
+/** The next 15 s of the day for every broker (the day is in offset order: a slice, not a scan). */
 async function feed(store: RedisStore, day: DaySignal[], estate: Estate, t0: number, from: number, to: number): Promise<number> {
-  const slice = day.filter((s) => t0 + s.offsetMs > from && t0 + s.offsetMs <= to)
+  const first = (t: number) => {
+    let [lo, hi] = [0, day.length]
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (t0 + day[mid].offsetMs <= t) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  const slice = day.slice(first(from), first(to))
   const batch: Signal[] = []
   for (let b = 1; b <= estate.brokers; b++) for (const s of slice) batch.push(place(s, t0, estate, b))
   let written = 0
@@ -144,7 +155,13 @@ async function redisCpuSeconds(redis: Redis): Promise<number> {
 
 type Cost = { nodeMs: number; redisMs: number; wallMs: number }
 
+// A full collection before each measurement, so the garbage the bench's own feeding left behind is
+// not collected on the measured operation's time.
+setFlagsFromString('--expose-gc')
+const collectGarbage = runInNewContext('gc') as () => void
+
 async function measure(redis: Redis, body: () => Promise<void>): Promise<Cost> {
+  collectGarbage()
   const r0 = await redisCpuSeconds(redis)
   const c0 = process.cpuUsage()
   const w0 = performance.now()
@@ -193,7 +210,9 @@ async function runSize(brokers: number, args: Args, rules: Rule[], day: DaySigna
     const step = async (now: number, from: number, readSpans: Map<string, number>, label: string) => {
       fed += await feed(store, day, estate, t0, from, now)
       let events = 0
+      const profiling = profile && label.startsWith('tick') ? await profile.resume() : undefined
       const tick = await measure(redis, async () => void (events = (await engine.tick(now)).length))
+      if (profiling) await profile!.pause(`${process.env.BENCH_CPU_PROFILE}.${brokers}.${label.replace(' ', '-')}.cpuprofile`)
       let members = 0
       const raw = await measure(redis, async () => void (members = await rawRead(redis, readSpans, estate, now - DEFAULT_LAG_MS)))
       console.log(`  ${label}: node ${fmt(tick.nodeMs)} ms + redis ${fmt(tick.redisMs)} ms CPU, ${fmt(tick.wallMs)} ms wall, ${events} notifications | raw read: node ${fmt(raw.nodeMs)} + redis ${fmt(raw.redisMs)} ms CPU, ${fmt(raw.wallMs)} ms wall, ${fmt(members)} members`)
@@ -205,9 +224,12 @@ async function runSize(brokers: number, args: Args, rules: Rule[], day: DaySigna
       ticks.push(tick)
       raws.push(raw)
     }
-    if (profile) await profile.stop(`${process.env.BENCH_CPU_PROFILE}.${brokers}.cpuprofile`)
     // The tick at which the long-window rules are due again reads their whole look-back.
     const long = await step(t0 + DEFAULT_LONG_WINDOW_EVERY_MS, t0 + args.ticks * TICK_MS, spans.all, 'long-window tick')
+    const open = await store.listAlerts({ open: true })
+    const byRule = new Map<string, number>()
+    for (const a of open) byRule.set(a.ruleId, (byRule.get(a.ruleId) ?? 0) + 1)
+    console.log(`  open alerts after the last tick: ${open.length} (${[...byRule].map(([r, n]) => `${r} ${n}`).join(', ') || 'none'})`)
     console.log(`  fed ${fmt(fed / (DEFAULT_LONG_WINDOW_EVERY_MS / TICK_MS))} signals per 15 s tick (${fmt(fed / (DEFAULT_LONG_WINDOW_EVERY_MS / TICK_MS) / brokers, 1)} per broker)`)
     return { brokers, tick: median(ticks), raw: median(raws), longTick: long.tick, longRaw: long.raw }
   } finally {
@@ -222,19 +244,20 @@ function median(costs: Cost[]): Cost {
   return { nodeMs: m(costs.map((c) => c.nodeMs)), redisMs: m(costs.map((c) => c.redisMs)), wallMs: m(costs.map((c) => c.wallMs)) }
 }
 
-/** A V8 CPU profile of the regular ticks (BENCH_CPU_PROFILE=path), for finding where a tick's time goes. */
-async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+/** V8 CPU profiles of the regular ticks alone (BENCH_CPU_PROFILE=path), for finding where a tick's time goes. */
+async function startProfile(): Promise<{ resume(): Promise<true>; pause(file: string): Promise<void> }> {
   const session = new Session()
   session.connect()
   const post = (method: string) => new Promise<unknown>((resolve, reject) => session.post(method, (err, res) => (err ? reject(err) : resolve(res))))
   await post('Profiler.enable')
-  await post('Profiler.start')
   return {
-    async stop(file) {
+    async resume() {
+      await post('Profiler.start')
+      return true
+    },
+    async pause(file) {
       const { profile } = (await post('Profiler.stop')) as { profile: unknown }
       writeFileSync(file, JSON.stringify(profile))
-      session.disconnect()
-      console.log(`  CPU profile of the regular ticks: ${file}`)
     },
   }
 }

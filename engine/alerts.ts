@@ -225,8 +225,7 @@ export class AlertEngine {
     const active = new Map<string, Active>()
     if (this.rules.length === 0) return active
     const window = { from: t - this.keepFiringMs, to: t, now: t }
-    const long = this.longWindowEveryMs > 0 ? this.rules.filter((r) => lookbackMs(r.when) > LONG_WINDOW_LOOKBACK_MS) : []
-    const every = long.length ? this.rules.filter((r) => !long.includes(r)) : this.rules
+    const { every, long } = this.ruleSplit()
     const reads = new TickReads(this.store)
     const seen = new Set<string>()
     for (const { cluster, broker } of await reads.brokers()) {
@@ -248,6 +247,17 @@ export class AlertEngine {
     }
     for (const key of this.longWindow.keys()) if (!seen.has(key)) this.longWindow.delete(key)
     return active
+  }
+
+  private split?: { rules: readonly Rule[]; every: readonly Rule[]; long: readonly Rule[] }
+
+  /** The rules evaluated every tick and the long-window ones, kept as the same arrays while the rule set stays. */
+  private ruleSplit(): { every: readonly Rule[]; long: readonly Rule[] } {
+    if (this.split?.rules !== this.rules) {
+      const long = this.longWindowEveryMs > 0 ? this.rules.filter((r) => lookbackMs(r.when) > LONG_WINDOW_LOOKBACK_MS) : []
+      this.split = { rules: this.rules, every: long.length ? this.rules.filter((r) => !long.includes(r)) : this.rules, long }
+    }
+    return this.split
   }
 
   /** One broker's causes for a set of rules at the window's end, consequences included, not yet cross-marked. */

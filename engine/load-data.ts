@@ -110,13 +110,7 @@ export type RulesLoadRequest = {
  * The window itself is read once; the older history is read per look-back and put in front of it.
  */
 export async function loadForRules(store: SignalReader, req: RulesLoadRequest): Promise<LoadedData> {
-  const lookbackOf = new Map<string, number>()
-  for (const rule of req.rules) {
-    const back = lookbackMs(rule.when)
-    for (const name of signalsOfRule(rule)) lookbackOf.set(name, Math.max(lookbackOf.get(name) ?? 0, back))
-    for (const e of rule.explains) if (!lookbackOf.has(e.signal)) lookbackOf.set(e.signal, 0)
-    for (const f of factRefsOfRule(rule)) if (!lookbackOf.has(f)) lookbackOf.set(f, 0)
-  }
+  const lookbackOf = lookbacksOf(req.rules)
   const scope = { cluster: req.cluster, broker: req.broker }
   const names = req.everything ? undefined : [...lookbackOf.keys()]
   const current = names && names.length === 0 ? undefined : loadEvalData(store, { ...scope, names, from: req.from, to: req.to })
@@ -138,6 +132,23 @@ export async function loadForRules(store: SignalReader, req: RulesLoadRequest): 
     series.set(name, before ? before.concat(list) : (list as Signal[]))
   }
   return { data: { ...scope, series, facts: now?.data.facts ?? [] }, signalsRead }
+}
+
+const LOOKBACKS = new WeakMap<readonly Rule[], Map<string, number>>()
+
+/** How far back each signal a rule set reads is looked at; worked out once per rule set, since the alert loop asks for every broker on every tick. */
+function lookbacksOf(rules: readonly Rule[]): Map<string, number> {
+  const known = LOOKBACKS.get(rules)
+  if (known) return known
+  const lookbackOf = new Map<string, number>()
+  for (const rule of rules) {
+    const back = lookbackMs(rule.when)
+    for (const name of signalsOfRule(rule)) lookbackOf.set(name, Math.max(lookbackOf.get(name) ?? 0, back))
+    for (const e of rule.explains) if (!lookbackOf.has(e.signal)) lookbackOf.set(e.signal, 0)
+    for (const f of factRefsOfRule(rule)) if (!lookbackOf.has(f)) lookbackOf.set(f, 0)
+  }
+  LOOKBACKS.set(rules, lookbackOf)
+  return lookbackOf
 }
 
 /** A derived cluster-wide series (cluster-loss.ts) from every broker's source events in the window. */
