@@ -1,10 +1,11 @@
-import { mkdirSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import kafkajs from 'kafkajs'
 import { startCluster } from '../cluster.js'
 import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
 import { startJavaTool } from '../java-tool.js'
-import { incidentSlug, kafkaLabel, labCommand } from '../kafka-versions.js'
+import { atLeast, incidentSlug, kafkaLabel, labCommand } from '../kafka-versions.js'
 import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
 import { countLines, createTopic } from '../session-stall.js'
 import { fileHasLine, waitFor } from '../wait-for.js'
@@ -14,9 +15,40 @@ const PARTITIONS = 6
 /** Open-files limit of the broker: its jars, sockets and internal topics take ~250 at start. */
 const FD_LIMIT = 700
 const SEGMENT_MS = '100'
+/** Open-files limit when address space is the limit instead: high enough that it never runs out first. */
+const FD_LIMIT_HIGH = 16_000
+/** log.index.size.max.bytes in the address-space variant: every active segment maps two indexes this large. */
+const INDEX_MAX_BYTES = 64 * 1024 * 1024
+/**
+ * Address space left over the broker's size once every partition's indexes are mapped. On Linux a roll
+ * trims the old segment's indexes by mapping them again at their new size without unmapping the old
+ * 64 MiB maps (AbstractIndex.resize unmaps first only on Windows and z/OS), so they stay until a GC
+ * frees their buffers; 8 MiB leaves no room for a roll's new full-size maps until then.
+ */
+const AS_SPARE_BYTES = 8 * 1024 * 1024
 const FAILURE_LINE = /Too many open files|Map failed|LogDirFailureChannel|Halting broker|Shutdown broker because all log dirs/
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * Which resource the storm exhausts. Seed 001's 3.6 broker died of "Map failed" (vm.max_map_count), a
+ * machine-wide setting the lab leaves alone; an address-space limit on the broker alone (RLIMIT_AS)
+ * makes the JVM's index mmap fail the same way, so on 3.6 the storm runs out of address space and on
+ * other releases out of open files.
+ */
+export type RollStormLimit = 'open-files' | 'address-space'
+
+/** The resource the roll storm exhausts on a release: address space on seed 001's 3.6, open files elsewhere. */
+export function rollStormLimit(version: string): RollStormLimit {
+  return atLeast(version, 3, 6) && !atLeast(version, 3, 7) ? 'address-space' : 'open-files'
+}
+
+/** A process's virtual size in bytes (VmSize in /proc/<pid>/status). */
+function virtualSizeBytes(pid: number): number {
+  const kb = /VmSize:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  if (!kb) throw new Error(`no VmSize for pid ${pid}`)
+  return Number(kb[1]) * 1024
+}
 
 async function alterTopicConfig(bootstrap: string, topic: string, entries: Record<string, string>): Promise<void> {
   const kafka = new kafkajs.Kafka({ clientId: 'kafka-why-lab', brokers: bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
@@ -33,13 +65,23 @@ async function alterTopicConfig(bootstrap: string, topic: string, entries: Recor
 }
 
 /**
- * Seed 001 for real: a topic under steady load gets segment.ms=100 on a broker whose open-files limit
- * is low, so every partition rolls a segment (a new .log file held open, two mmapped indexes) every
- * 100 ms until the broker hits "Too many open files", fails its log dir and halts.
+ * Seed 001 for real: a topic under steady load gets segment.ms=100 on a broker with a low limit, so
+ * every partition rolls a segment (a new .log file held open, two mmapped indexes) every 100 ms until
+ * the broker hits "Too many open files" (or, on 3.6, "Map failed" under an address-space limit), fails
+ * its log dir and halts.
  */
 async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
-  ctx.log(`starting ZooKeeper and 1 broker with an open-files limit of ${FD_LIMIT}`)
-  const cluster = await startCluster({ brokers: 1, mode: 'zk', kafkaVersion: ctx.runtime.version, dir: ctx.workDir, fdLimit: FD_LIMIT, heapMb: 320 })
+  const limit = rollStormLimit(ctx.runtime.version)
+  ctx.log(limit === 'open-files' ? `starting ZooKeeper and 1 broker with an open-files limit of ${FD_LIMIT}` : 'starting ZooKeeper and 1 broker with 64 MiB index maps')
+  const cluster = await startCluster({
+    brokers: 1,
+    mode: 'zk',
+    kafkaVersion: ctx.runtime.version,
+    dir: ctx.workDir,
+    fdLimit: limit === 'open-files' ? FD_LIMIT : FD_LIMIT_HIGH,
+    heapMb: 320,
+    brokerConfig: limit === 'address-space' ? { 'log.index.size.max.bytes': String(INDEX_MAX_BYTES) } : {},
+  })
   const broker = cluster.brokers[0]
   const recorder = new ScrapeRecorder(cluster)
   const clientsDir = join(ctx.workDir, 'clients')
@@ -56,12 +98,19 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
       { stdoutFile: join(clientsDir, 'producer-perf.out'), logFile: join(clientsDir, 'producer.log') },
     )
     await sleep(8_000)
+    let asLimitBytes: number | undefined
+    if (limit === 'address-space') {
+      // Set on the running broker, so its start (which maps far more than it keeps) is not what fails.
+      asLimitBytes = virtualSizeBytes(broker.pid) + AS_SPARE_BYTES
+      execFileSync('prlimit', ['--pid', String(broker.pid), `--as=${asLimitBytes}`])
+      ctx.log(`broker address space limited to ${(asLimitBytes / 2 ** 20).toFixed(0)} MiB`)
+    }
     const before = await readConfigFacts(cluster, [TOPIC], Date.now())
     const faultAt = Date.now()
     ctx.log(`setting segment.ms=${SEGMENT_MS} on ${TOPIC}`)
     await alterTopicConfig(cluster.bootstrap, TOPIC, { 'segment.ms': SEGMENT_MS })
     const after = await readConfigFacts(cluster, [TOPIC], Date.now())
-    await waitFor(() => fileHasLine(broker.serverLog, FAILURE_LINE), { timeoutMs: 120_000, intervalMs: 500, what: 'file descriptor exhaustion' })
+    await waitFor(() => fileHasLine(broker.serverLog, FAILURE_LINE), { timeoutMs: 120_000, intervalMs: 500, what: limit === 'open-files' ? 'file descriptor exhaustion' : 'index mmap failure' })
     const failedAt = Date.now()
     ctx.log(`broker failed ${((failedAt - faultAt) / 1000).toFixed(1)} s after the change; letting it finish`)
     await waitFor(() => !broker.process.alive(), { timeoutMs: 15_000, what: 'broker halt' }).catch(() => ctx.log('broker still running after its log dir failed'))
@@ -72,7 +121,13 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
 
     const server = broker.serverLog
     const measured = {
-      'open-files limit (prlimit)': FD_LIMIT,
+      ...(limit === 'open-files'
+        ? { 'open-files limit (prlimit)': FD_LIMIT }
+        : {
+            'address-space limit (prlimit --as, set 8 s after start), MiB': ((asLimitBytes ?? 0) / 2 ** 20).toFixed(0),
+            'log.index.size.max.bytes (MiB)': INDEX_MAX_BYTES / 2 ** 20,
+            'open-files limit (prlimit)': FD_LIMIT_HIGH,
+          }),
       'segment.ms set at': new Date(faultAt).toISOString(),
       'seconds from segment.ms=100 to the first failure line': ((failedAt - faultAt) / 1000).toFixed(1),
       '"Rolled new log segment" lines': countLines(server, /Rolled new log segment/),
@@ -90,7 +145,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
         { from: join(clientsDir, 'producer.log'), to: 'clients/producer.log', format: 'client' },
         { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },
       ],
-      readme: readme(ctx.runtime.version, faultAt, measured, expect),
+      readme: readme(ctx.runtime.version, limit, faultAt, measured, expect),
     })
     return { slug: incidentSlug('roll-storm', ctx.runtime.version), outDir: ctx.outDir, broker: String(broker.id), faultAt, expect, facts: measured }
   } finally {
@@ -100,19 +155,35 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
   }
 }
 
-function readme(version: string, faultAt: number, measured: Record<string, string | number>, expect: ScenarioExpectation): string {
-  return `# ${incidentSlug('roll-storm', version)}: segment.ms=100 under load exhausts a broker's file descriptors
+function readme(version: string, limit: RollStormLimit, faultAt: number, measured: Record<string, string | number>, expect: ScenarioExpectation): string {
+  const what = limit === 'open-files'
+    ? `**What was done.** The broker ran under \`prlimit --nofile=${FD_LIMIT}\` (its jars, sockets and internal topics
+take about 250 at start). Topic \`${TOPIC}\``
+    : `**What was done.** The broker ran with \`log.index.size.max.bytes=${INDEX_MAX_BYTES}\` (64 MiB: an active segment maps
+its \`.index\` and \`.timeindex\` at that size, and trims them when it rolls) and \`prlimit --nofile=${FD_LIMIT_HIGH}\`.
+Seed 001's broker died of \`Map failed\` when it hit \`vm.max_map_count\`; that is machine-wide, so the lab limits
+this broker's address space instead: 8 s after the topic was created, \`prlimit --pid <broker> --as\` set RLIMIT_AS
+to the broker's virtual size then plus 8 MiB. On Linux a roll trims the old segment's indexes by mapping them
+again at their new size while the old full-size maps stay until a GC frees their buffers
+(\`AbstractIndex.resize\` unmaps first only on Windows and z/OS), so rolls add maps faster than they drop them, as
+they added to the map count of seed 001's broker. With 8 MiB to spare, a roll's new full-size map does not fit
+beside the old ones: mmap fails with ENOMEM, which the JVM reports as Kafka's own \`java.io.IOException: Map failed\`.
+Topic \`${TOPIC}\``
+  const outcome = limit === 'open-files'
+    ? `each segment keeps its \`.log\` file open, so the broker ran out of file
+descriptors, the log dir failed and the broker halted.`
+    : `the first rolls' new index maps did not fit beside
+the old ones, an index mmap failed (\`Map failed\`), the log dir failed and the broker halted.`
+  return `# ${incidentSlug('roll-storm', version)}: segment.ms=100 under load exhausts a broker's ${limit === 'open-files' ? 'file descriptors' : 'address space for index maps'}
 
 Recorded by \`${labCommand('roll-storm', version)}\` on a real ${kafkaLabel(version)} broker (ZooKeeper mode, 1 broker,
 OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing was edited.
 Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC.
 
-**What was done.** The broker ran under \`prlimit --nofile=${FD_LIMIT}\` (its jars, sockets and internal topics
-take about 250 at start). Topic \`${TOPIC}\` (${PARTITIONS} partitions, RF 1) took 600 records/s of 512 B from
+${what} (${PARTITIONS} partitions, RF 1) took 600 records/s of 512 B from
 \`kafka-producer-perf-test\`. After 8 s, at ${new Date(faultAt).toISOString()}, the topic's \`segment.ms\` was set to
 ${SEGMENT_MS} (\`kafka-configs --alter\` through the admin API), as in the seed report. Each partition then rolled a new
-segment about every 100 ms; each segment keeps its \`.log\` file open, so the broker ran out of file
-descriptors, the log dir failed and the broker halted.
+segment about every 100 ms; ${outcome}
 
 ${measuredTable(measured)}
 
