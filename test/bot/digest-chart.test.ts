@@ -74,7 +74,7 @@ describe('bot/digest/chart: the Vega-Lite spec from recorded incidents', { timeo
   })
 
   it.each([
-    [LAB_STW, [['stw_pause_session_expiry (b1)', 'critical'], ['not_leader_errors (b1, b2, b3)', 'warning']]],
+    [LAB_STW, [['stw_pause_session_expiry (b1)', 'critical'], ['not_leader_errors (b1, b2, b3)', 'info']]],
     [
       SEED_003,
       [
