@@ -235,7 +235,10 @@ export class AlertEngine {
       const built = every.length ? await this.evaluateBroker(reads, every, { cluster, broker }, window) : []
       if (long.length) {
         const last = this.longWindow.get(key)
-        const result = last && t - last.at < this.longWindowEveryMs && t >= last.at ? last : { at: t, built: await this.evaluateBroker(reads, long, { cluster, broker }, window) }
+        // A broker seen for the first time counts as evaluated up to an interval ago, by a share its name
+        // decides: brokers then fall due on different ticks instead of all on one.
+        const at = last ? t : t - (stableHash(key) % this.longWindowEveryMs)
+        const result = last && t - last.at < this.longWindowEveryMs && t >= last.at ? last : { at, built: await this.evaluateBroker(reads, long, { cluster, broker }, window) }
         this.longWindow.set(key, result)
         // Kept matches age out of the window exactly as fresh ones would.
         for (const b of result.built) if (b.match.lastAt >= window.from) built.push({ ...b, cause: freshCause(b.cause) })
@@ -287,6 +290,13 @@ function causeWithConsequences(a: Held, at: { cluster: string; broker: string },
   const cause = buildCause(a.rule, a.match, at, a.related)
   addConsequences(cause, a.rule, data, window)
   return cause
+}
+
+/** FNV-1a: the same number for the same text in every process, unlike a random or time-based spread. */
+function stableHash(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return h
 }
 
 /** A kept cause as it was built, before this tick's cross-marking (markExplained adds to these lists). */
