@@ -100,7 +100,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
     await sleep(8_000)
     let asLimitBytes: number | undefined
     if (limit === 'address-space') {
-      // Set on the running broker, so its start (which maps far more than it keeps) is not what fails.
+      // Set on the running broker once its partitions' indexes are mapped: sized from what it holds.
       asLimitBytes = virtualSizeBytes(broker.pid) + AS_SPARE_BYTES
       execFileSync('prlimit', ['--pid', String(broker.pid), `--as=${asLimitBytes}`])
       ctx.log(`broker address space limited to ${(asLimitBytes / 2 ** 20).toFixed(0)} MiB`)
