@@ -31,7 +31,7 @@ describe('cli/commands/test', () => {
     const report = renderReport(result)
     expect(report).toContain('rules/tests/jvm.yaml:7: expect stw_pause_session_expiry on broker 1 at rank 1 as critical: FAILED')
     expect(report).toContain('did not fire on broker 1')
-    expect(report).toMatch(/what fired instead:\n\s+1\. not_leader_errors \[warning/)
+    expect(report).toMatch(/what fired instead:\n\s+1\. not_leader_errors \[info/)
     expect(report).toMatch(/nearest miss: .*no safepoint\.sync > 100% of zk\.session_timeout_limit within 5s \(the nearest safepoint sync was 3\.3s/)
     const n = result.files[0].cases.length
     expect(n).toBeGreaterThan(1)
