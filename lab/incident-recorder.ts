@@ -105,6 +105,21 @@ export async function readConfigFacts(cluster: LabCluster, topics: string[], at:
   return out
 }
 
+/**
+ * The "Files" table of a 3-broker lab recording's README: the same files in every scenario that runs
+ * brokers with a producer; ZooKeeper mode adds the ZooKeeper server's log.
+ */
+export function clusterFilesTable(mode: 'zk' | 'kraft', configsNote = ''): string {
+  return `| file | what |
+|---|---|
+| \`broker-N/server.log\`, \`controller.log\`, \`state-change.log\` | each broker's log4j output, Kafka's own layout |
+| \`broker-N/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
+| \`clients/producer.log\` | the producer's WARN/ERROR log4j output (Kafka's layout) |
+| \`clients/producer-perf.out\` | the perf tool's progress lines (no timestamps; not listed as a source) |
+${mode === 'zk' ? "| \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source: its lines name sessions, not brokers) |" : "| – | KRaft mode: the controllers' fencing lines are in the brokers' \`server.log\` |"}
+| \`signals.jsonl\` | JMX exporter scrapes every 2 s through the Prometheus adapter, and the brokers' and topic's configs (describeConfigs)${configsNote} |`
+}
+
 /** The README's table of what a scenario measured in its recording, one row per measure. */
 export function measuredTable(measured: Record<string, string | number>): string {
   return ['| measure | value |', '|---|---|', ...Object.entries(measured).map(([k, v]) => `| ${k} | ${v} |`)].join('\n')

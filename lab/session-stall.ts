@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import kafkajs from 'kafkajs'
 import { startCluster, type LabCluster, type LabMode } from './cluster.js'
-import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from './incident-recorder.js'
+import { clusterFilesTable, LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from './incident-recorder.js'
 import { startJavaTool } from './java-tool.js'
 import { bundledJarVersion } from './kafka-runtime.js'
 import { DEFAULT_KAFKA_VERSION, kafkaLabel } from './kafka-versions.js'
@@ -232,14 +232,7 @@ ${measuredTable(measured)}
 
 ## Files
 
-| file | what |
-|---|---|
-| \`broker-N/server.log\`, \`controller.log\`, \`state-change.log\` | each broker's log4j output, Kafka's own layout |
-| \`broker-N/gc.log\` | \`-Xlog:gc*,safepoint\` with time, uptime, level and tag decorations |
-| \`clients/producer.log\` | the producer's WARN/ERROR log4j output (Kafka's layout) |
-| \`clients/producer-perf.out\` | the perf tool's progress lines (no timestamps; not listed as a source) |
-${mode === 'zk' ? "| \`zookeeper/server.log\` | the ZooKeeper server's log (not listed as a source: its lines name sessions, not brokers) |" : '| – | KRaft mode: the controllers\' fencing lines are in the brokers\' \`server.log\` |'}
-| \`signals.jsonl\` | JMX exporter scrapes every 2 s through the Prometheus adapter, and the brokers' and topic's configs (describeConfigs) |
+${clusterFilesTable(mode === 'zk' ? 'zk' : 'kraft')}
 
 ## Expected diagnosis
 

@@ -178,12 +178,7 @@ describe('test/cli/ci', () => {
     const prefix = `kafka-why-test:${randomUUID()}:`
     const store = new RedisStore({ url: TEST_REDIS_URL, prefix })
     try {
-      // The incident as if it happened two hours ago, written where serve's adapters would write it.
-      const batches: Parameters<typeof store.append>[0][] = []
-      for await (const batch of readSignalSources([INCIDENT])) batches.push(batch)
-      const first = Math.min(...batches.flat().map((s) => s.at))
-      const shift = Date.now() - 2 * 3_600_000 - first
-      for (const batch of batches) await store.append(batch.map((s) => ({ ...s, at: s.at + shift })))
+      await storeIncidentTwoHoursAgo(store)
       const r = await kafkaWhy(['ci', '--base', 'main', '--since', '1d', '--window', '30m', '--format', 'markdown'], { REDIS_URL: TEST_REDIS_URL, KAFKA_WHY_REDIS_PREFIX: prefix }, repo)
       expect(r.stderr).toBe('')
       expect(r.code).toBe(1)
@@ -200,11 +195,7 @@ describe('test/cli/ci', () => {
     const prefix = `kafka-why-test:${randomUUID()}:`
     const store = new RedisStore({ clusterNodes: cluster.nodesEnv, prefix })
     try {
-      const batches: Parameters<typeof store.append>[0][] = []
-      for await (const batch of readSignalSources([INCIDENT])) batches.push(batch)
-      const first = Math.min(...batches.flat().map((s) => s.at))
-      const shift = Date.now() - 2 * 3_600_000 - first
-      for (const batch of batches) await store.append(batch.map((s) => ({ ...s, at: s.at + shift })))
+      await storeIncidentTwoHoursAgo(store)
       const admin = new Cluster(cluster.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })))
       try {
         // The incident's brokers are spread over more than one shard, so the backtest reads across them.
@@ -311,3 +302,12 @@ describe('test/cli/ci: GitHub workflow-command escaping', () => {
     expect(escapeGithubProperty(input)).toBe(property)
   })
 })
+
+/** The incident as if it happened two hours ago, written where serve's adapters would write it. */
+async function storeIncidentTwoHoursAgo(store: RedisStore): Promise<void> {
+  const batches: Parameters<typeof store.append>[0][] = []
+  for await (const batch of readSignalSources([INCIDENT])) batches.push(batch)
+  const first = Math.min(...batches.flat().map((s) => s.at))
+  const shift = Date.now() - 2 * 3_600_000 - first
+  for (const batch of batches) await store.append(batch.map((s) => ({ ...s, at: s.at + shift })))
+}
