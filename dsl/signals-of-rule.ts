@@ -32,6 +32,23 @@ export function signalsOfRule(rule: Rule): string[] {
 }
 
 /**
+ * The signals a rule's match rests on: those it reads outside any `not`. A rule that holds "NotLeader
+ * errors, and not next to a broker's shutdown" is about the errors; the shutdown it requires absent
+ * is no occurrence another rule has to explain.
+ */
+export function observedSignalsOfRule(rule: Rule): string[] {
+  const out = new Set<string>()
+  const visit = (cond: Cond): void => {
+    if (cond.kind === 'not') return
+    if (cond.kind === 'group') return visit(cond.inner)
+    if (cond.kind === 'and' || cond.kind === 'or') return cond.operands.forEach(visit)
+    for (const a of atomsOfCond(cond)) out.add(a.signal)
+  }
+  visit(rule.when)
+  return [...out]
+}
+
+/**
  * The facts a rule's comparisons read on their right side (`gc.pause > zk.session_timeout_limit`).
  * Kept apart from `signalsOfRule`: a fact is context the evaluation needs loaded, not an occurrence
  * another rule's `explains` must account for.

@@ -1,5 +1,5 @@
 import type { Rule, Severity } from '../dsl/ast.js'
-import { signalsOfRule } from '../dsl/signals-of-rule.js'
+import { observedSignalsOfRule } from '../dsl/signals-of-rule.js'
 import { summariseAbnormal } from './abnormal.js'
 import { buildCause } from './cause.js'
 import { addConsequences } from './consequences.js'
@@ -139,7 +139,7 @@ function groupByLabels(matches: readonly Match[]): Match[][] {
 }
 
 /**
- * A cause explains another when every signal of the other's condition is among its `explains`:
+ * A cause explains another when every signal the other's match rests on (outside a `not`) is among its `explains`:
  * the other is a consequence (e.g. ISR shrinks after a session expiry), not a rival cause.
  */
 export function markExplained(causes: { cause: Cause; rule: Rule }[]): void {
@@ -148,8 +148,8 @@ export function markExplained(causes: { cause: Cause; rule: Rule }[]): void {
     if (!explains.size) continue
     for (const y of causes) {
       if (y.rule === x.rule) continue
-      const needs = signalsOfRule(y.rule)
-      if (!needs.every((n) => explains.has(n))) continue
+      const needs = observedSignalsOfRule(y.rule)
+      if (!needs.length || !needs.every((n) => explains.has(n))) continue
       if (!x.cause.explainsRules.includes(y.rule.id)) x.cause.explainsRules.push(y.rule.id)
       y.cause.explainedBy = [...(y.cause.explainedBy ?? []), x.rule.id].filter((v, i, a) => a.indexOf(v) === i)
     }
