@@ -225,3 +225,15 @@ Asserted on the recording by \`test/lab/recorded.test.ts\`.
 
 /** Waits `ms`, then returns; for aftermaths that are a fixed observation window. */
 export const pause = sleep
+
+/**
+ * The aftermath of a log dir fault: Kafka halts a broker whose only log dir failed. Waits up to 45 s
+ * for the target to exit (saying so in the run's log if it does not), then 8 s more so the peers'
+ * and clients' reactions are in the recording.
+ */
+export async function awaitLogDirHalt(env: FaultEnv, after: string): Promise<void> {
+  await waitFor(() => !env.target.process.alive(), { timeoutMs: 45_000, intervalMs: 500, what: `broker ${env.target.id} shutting down after ${after}` }).catch(() =>
+    env.ctx.log(`broker ${env.target.id} still running 45 s after ${after}`),
+  )
+  await pause(8_000)
+}

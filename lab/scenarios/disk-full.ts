@@ -1,10 +1,9 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { pause, runFaultScenario, type FaultEnv } from '../fault-scenario.js'
+import { awaitLogDirHalt, runFaultScenario, type FaultEnv } from '../fault-scenario.js'
 import { mountTmpfs, tmpfsUnavailable } from '../faults/volumes.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
-import { waitFor } from '../wait-for.js'
 
 const BROKER = 3
 const VOLUME_MB = 96
@@ -59,12 +58,7 @@ export const scenario: Scenario = {
       async inject(env) {
         ballastMb = fillVolume(ballastPath(env))
       },
-      async aftermath(env) {
-        await waitFor(() => !env.target.process.alive(), { timeoutMs: 45_000, intervalMs: 500, what: `broker ${env.target.id} shutting down after ENOSPC` }).catch(() =>
-          env.ctx.log(`broker ${env.target.id} still running 45 s after the disk filled`),
-        )
-        await pause(8_000)
-      },
+      aftermath: (env) => awaitLogDirHalt(env, 'the disk filled'),
       measure(env) {
         const log = env.target.serverLog
         return {

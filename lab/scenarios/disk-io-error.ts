@@ -1,9 +1,8 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { awaitLogDirHalt, runFaultScenario } from '../fault-scenario.js'
 import { ioErrorVolumeUnavailable, mountIoErrorVolume, type IoErrorVolume } from '../faults/volumes.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
-import { waitFor } from '../wait-for.js'
 
 const BROKER = 3
 const VOLUME_MB = 256
@@ -36,12 +35,7 @@ export const scenario: Scenario = {
       async inject() {
         volume!.failWithIoErrors()
       },
-      async aftermath(env) {
-        await waitFor(() => !env.target.process.alive(), { timeoutMs: 45_000, intervalMs: 500, what: `broker ${env.target.id} shutting down after EIO` }).catch(() =>
-          env.ctx.log(`broker ${env.target.id} still running 45 s after its disk failed`),
-        )
-        await pause(8_000)
-      },
+      aftermath: (env) => awaitLogDirHalt(env, 'its disk failed'),
       measure(env) {
         const log = env.target.serverLog
         return {

@@ -1,10 +1,9 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { awaitLogDirHalt, runFaultScenario } from '../fault-scenario.js'
 import { firstReason, needsCommand, needsRoot } from '../faults/requirements.js'
 import { makeUnreadable } from '../faults/volumes.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
-import { waitFor } from '../wait-for.js'
 
 const BROKER = 3
 /** nobody:nogroup, present on every Debian-like system. */
@@ -35,12 +34,7 @@ export const scenario: Scenario = {
       async inject(env) {
         return makeUnreadable(env.target.dataDir)
       },
-      async aftermath(env) {
-        await waitFor(() => !env.target.process.alive(), { timeoutMs: 45_000, intervalMs: 500, what: `broker ${env.target.id} shutting down` }).catch(() =>
-          env.ctx.log(`broker ${env.target.id} still running 45 s after its log dir became unreadable`),
-        )
-        await pause(8_000)
-      },
+      aftermath: (env) => awaitLogDirHalt(env, 'its log dir became unreadable'),
       measure(env) {
         const log = env.target.serverLog
         return {

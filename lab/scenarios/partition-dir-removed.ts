@@ -1,9 +1,8 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { awaitLogDirHalt, runFaultScenario } from '../fault-scenario.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
-import { waitFor } from '../wait-for.js'
 
 const BROKER = 3
 const PARTITION = 'orders-0'
@@ -31,12 +30,7 @@ export const scenario: Scenario = {
       async inject(env) {
         rmSync(join(env.target.dataDir, PARTITION), { recursive: true, force: true })
       },
-      async aftermath(env) {
-        await waitFor(() => !env.target.process.alive(), { timeoutMs: 45_000, intervalMs: 500, what: `broker ${env.target.id} shutting down` }).catch(() =>
-          env.ctx.log(`broker ${env.target.id} still running 45 s after ${PARTITION} was removed`),
-        )
-        await pause(8_000)
-      },
+      aftermath: (env) => awaitLogDirHalt(env, `${PARTITION} was removed`),
       measure(env) {
         const log = env.target.serverLog
         return {
