@@ -12,6 +12,7 @@ export type SignalReader = Pick<Store, 'querySeries' | 'facts' | 'brokers'>
  */
 export class TickReads implements SignalReader {
   private readonly series = new Map<string, Promise<Map<string, Signal[]>>>()
+  private readonly factLists = new Map<string, Promise<Signal[]>>()
   private brokerList?: Promise<BrokerRef[]>
 
   constructor(private readonly store: SignalReader) {}
@@ -21,8 +22,16 @@ export class TickReads implements SignalReader {
     return this.brokerList
   }
 
+  /** Every broker's evaluation also reads its cluster's facts: asked once. The list is shared, read-only. */
   facts(cluster: string, broker?: string): Promise<Signal[]> {
-    return this.store.facts(cluster, broker)
+    const key = JSON.stringify([cluster, broker ?? null])
+    let answer = this.factLists.get(key)
+    if (!answer) {
+      answer = this.store.facts(cluster, broker)
+      this.factLists.set(key, answer)
+      answer.catch(() => this.factLists.delete(key))
+    }
+    return answer
   }
 
   /** The answer is shared between callers: each gets its own arrays, the signals themselves are read-only. */
