@@ -139,6 +139,7 @@ export const CATALOGUE = {
   // Failure modes read from broker and client logs (adapters/logs/failure-matchers.ts)
   'thread.died': ev('none', ['thread', 'kind'], 'a Kafka thread ended on an exception ("[kafka-log-cleaner-thread-0]: Error due to", "Uncaught exception in thread \'t\':"); kind = log-cleaner | replica-fetcher | purgatory-reaper | request-handler | network | controller | scheduler | other'),
   'log.unclean_shutdown': ev('none', ['dir'], 'the broker started without a clean shutdown marker ("… since no clean shutdown file was found"): the previous process was killed or crashed'),
+  'broker.stopped_while_starting': ev('none', [], 'the broker was told to shut down (SIGTERM, its shutdown hook) before it had finished starting ("Kafka server is still starting up, cannot shut down!")'),
   'log.load_time': ev('duration', [], 'how long loading the logs took at start-up ("Loaded N logs in Mms.", "Logs loading complete in M ms.")'),
   'log.index_corrupt': ev('none', TP, 'an index was found corrupt at start-up and is rebuilt ("Found a corrupted index file …")'),
   'log.uncleanable': ev('none', TP, 'the log cleaner gave up on a partition ("Marking its partition (t-p) as uncleanable")'),

@@ -468,6 +468,30 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     re: /Notification time out: (\d+)/,
     build: (m) => ({ name: 'zk.server_election_timeout', value: Number(m[1]) }),
   },
+  // F37. Kafka 1.0-3.x KafkaServer.shutdown (ZooKeeper mode), run by the "kafka-shutdown-hook" thread on SIGTERM:
+  //      "Fatal error during KafkaServer shutdown." with "java.lang.IllegalStateException: Kafka server is still
+  //      starting up, cannot shut down!": the process was told to stop before its start-up (log loading and
+  //      recovery included) had finished. A failed start-up resets the starting flag first, so only a stop
+  //      from outside the broker says this.
+  {
+    literals: ['Kafka server is still starting up, cannot shut down'],
+    scope: 'record',
+    formats: KAFKA,
+    re: /Kafka server is still starting up, cannot shut down!/,
+    build: () => ({ name: 'broker.stopped_while_starting' }),
+  },
+  // F38. Kafka 3.2-3.9 (ZooKeeper mode, KIP-704) marks a leader elected from outside the ISR as RECOVERING: the
+  //      controller's ZkPartitionStateMachine "Changed partition t-p from OfflinePartition to OnlinePartition with
+  //      state LeaderAndIsr(leader=2, …, leaderRecoveryState=RECOVERING, …)" (state.change.logger), and the new
+  //      leader's "The topic partition t-p was marked as RECOVERING. Marking the topic partition as RECOVERED."
+  //      A clean election keeps RECOVERED, so either line is an unclean leader election.
+  {
+    literals: ['leaderRecoveryState=RECOVERING', 'was marked as RECOVERING'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /Changed partition (\S+) from \w+ to OnlinePartition with state LeaderAndIsr\(.*\bleaderRecoveryState=RECOVERING\b|The topic partition (\S+) was marked as RECOVERING\./,
+    build: (m) => withPartition('leader.unclean', m[1] ?? m[2]),
+  },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {
     literals: SIGNATURES.map((s) => s.literal),
