@@ -27,6 +27,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'retention-deletes': () => import('./scenarios/retention-deletes.js'),
   'reassignment': () => import('./scenarios/reassignment.js'),
   'partition-dir-removed': () => import('./scenarios/partition-dir-removed.js'),
+  'unclean-election': () => import('./scenarios/unclean-election.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */

@@ -254,6 +254,21 @@ const rows: Row[] = [
     '[2021-04-02 01:33:59,492] INFO Notification time out: 1600 (org.apache.zookeeper.server.quorum.FastLeaderElection)',
     [{ name: 'zk.server_election_timeout', value: 1600 }],
   ],
+  [
+    'Kafka 3.9.1 controller state change, unclean election of an out-of-sync replica (test/incidents/lab-unclean-election)',
+    '[2026-12-01 15:00:50,446] INFO [Controller id=2 epoch=2] Changed partition orders-1 from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=2, isrWithBrokerEpoch=List(BrokerState(brokerId=2, brokerEpoch=-1)), leaderRecoveryState=RECOVERING, partitionEpoch=3) (state.change.logger)',
+    [{ name: 'leader.unclean', labels: { topic: 'orders', partition: '1' } }],
+  ],
+  [
+    'Kafka 3.9.1 new leader after an unclean election (test/incidents/lab-unclean-election)',
+    '[2026-12-01 15:00:50,528] INFO [Broker id=2] The topic partition orders-5 was marked as RECOVERING. Marking the topic partition as RECOVERED. (state.change.logger)',
+    [{ name: 'leader.unclean', labels: { topic: 'orders', partition: '5' } }],
+  ],
+  [
+    'Kafka 3.9.1 clean election keeps RECOVERED: no unclean election (test/incidents/lab-unclean-election)',
+    '[2026-12-01 15:00:11,652] INFO [Controller id=1 epoch=1] Changed partition orders-0 from NewPartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=0, isrWithBrokerEpoch=List(BrokerState(brokerId=2, brokerEpoch=-1), BrokerState(brokerId=1, brokerEpoch=-1)), leaderRecoveryState=RECOVERED, partitionEpoch=0) (state.change.logger)',
+    [],
+  ],
 ]
 
 /** The signals these rows are about; other rows of the table (generic and per-component error signals) also fire on ERROR records. */
