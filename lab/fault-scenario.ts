@@ -51,6 +51,8 @@ export type FaultScenarioSpec = {
   measure(env: FaultEnv): Record<string, string | number>
   /** README paragraph: what was done, with the figures that make it reproducible. */
   whatWasDone(env: FaultEnv): string
+  /** More files to copy into the recording (kept beside it; listed as sources only when they have a format). */
+  extraFiles?(env: FaultEnv): { from: string; to: string; format?: 'client' | 'kafka'; broker?: string; listed?: boolean }[]
   expect: ScenarioExpectation
 }
 
@@ -174,6 +176,7 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
       extraFiles: [
         { from: join(clientsDir, 'producer.log'), to: 'clients/producer.log', format: 'client' },
         { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },
+        ...(spec.extraFiles?.(env) ?? []),
       ],
       readme: faultReadme(spec, env, measured),
     })

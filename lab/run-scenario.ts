@@ -27,6 +27,8 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'retention-deletes': () => import('./scenarios/retention-deletes.js'),
   'reassignment': () => import('./scenarios/reassignment.js'),
   'partition-dir-removed': () => import('./scenarios/partition-dir-removed.js'),
+  'cpu-starved': () => import('./scenarios/cpu-starved.js'),
+  'direct-memory-oom': () => import('./scenarios/direct-memory-oom.js'),
   'unclean-election': () => import('./scenarios/unclean-election.js'),
 }
 

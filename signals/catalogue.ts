@@ -63,6 +63,7 @@ export const CATALOGUE = {
   'safepoint.sync': { ...ev('duration', ['operation'], 'time to bring all threads to a safepoint (JDK 8 "Stopping threads took", JDK 13+ "Reaching safepoint", statistics sync column)'), lasting: true },
   'safepoint.total': { ...ev('duration', ['operation'], 'total time application threads were stopped ("Total time for which application threads were stopped", "Total: N ns")'), lasting: true },
   'gc.pause': { ...ev('duration', ['kind', 'cause', 'collector'], 'a GC pause (G1/Parallel/CMS, young/mixed/full), JDK 8 and unified logging'), lasting: true },
+  'gc.off_cpu': { ...ev('duration', [], 'a GC pause of 100 ms or more whose threads got at most a tenth of its wall time in CPU (-Xlog:gc+cpu "User=… Sys=… Real=…"); value = Real - (User + Sys), time spent waiting for a CPU (cgroup quota, starved host)'), lasting: true },
   'gc.count': gauge('rate', ['collector'], 'GC collections per second (JMX)'),
   'gc.time': gauge('ratio', ['collector'], 'share of wall time spent in GC (JMX)'),
   'heap.after_gc': gauge('bytes', ['kind'], 'heap occupancy right after a GC (GC log "123M->45M(512M)", JMX collection usage)'),

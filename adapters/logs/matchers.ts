@@ -48,6 +48,8 @@ export type MatchState = {
    * data dir too.
    */
   pendingRecovery?: string[]
+  /** When this broker's fetchers last failed to get a response from each leader (broker id → epoch ms). */
+  fetchFailedAt?: Map<string, number>
 }
 
 /** Creates the per-file matcher memory. */
@@ -541,6 +543,22 @@ export const MATCHERS: readonly Matcher[] = [
         { name: 'heap.after_gc', value: jvmSize(m[4]), labels: { kind } },
         { name: 'heap.max', value: jvmSize(m[5]) },
       ]
+    },
+  },
+  // 34b. JDK 9+ unified -Xlog:gc+cpu after each collection, "GC(26) User=0.00s Sys=0.00s Real=0.10s"
+  //     (gcTraceTime.cpp, 10 ms resolution): a pause of 100 ms or more whose threads got at most a tenth of
+  //     its wall time in CPU waited for a CPU the rest of it (a cgroup CPU quota, a starved host). Filed as
+  //     gc.off_cpu = Real - (User + Sys); shorter or CPU-busy pauses say nothing about that and are skipped.
+  {
+    literals: [' User='],
+    scope: 'message',
+    formats: GC,
+    re: /GC\(\d+\) User=(\d+(?:\.\d+)?)s Sys=(\d+(?:\.\d+)?)s Real=(\d+(?:\.\d+)?)s/,
+    build: (m) => {
+      const cpuMs = (Number(m[1]) + Number(m[2])) * 1000
+      const realMs = Number(m[3]) * 1000
+      if (realMs < 100 || cpuMs > realMs / 10) return undefined
+      return { name: 'gc.off_cpu', value: Math.round(realMs - cpuMs) }
     },
   },
   // 35. JDK 7-8 -XX:+PrintGC(Details) pause records: G1 "[GC pause (G1 Evacuation Pause) (young), 0.0116306

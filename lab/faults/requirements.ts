@@ -40,3 +40,14 @@ export function runOrThrow(command: string, args: string[], what: string): strin
   if (r.status !== 0) throw new Error(`${what}: ${command} ${args.join(' ')} failed: ${(r.stderr || r.error?.message || '').trim()}`)
   return r.stdout
 }
+
+/**
+ * Why a cgroup v1 controller cannot be used here, or undefined: mounted at /sys/fs/cgroup/<controller>
+ * as a v1 hierarchy (cgroup.procs at its root, not only the unified v2 one) with the files the lab writes.
+ */
+export function needsCgroupV1(controller: string, files: string[] = []): string | undefined {
+  const dir = `/sys/fs/cgroup/${controller}`
+  if (!existsSync(`${dir}/cgroup.procs`)) return `no cgroup v1 ${controller} controller mounted at ${dir}`
+  const missing = files.find((f) => !existsSync(`${dir}/${f}`))
+  return missing ? `the cgroup v1 ${controller} controller has no ${missing} (${dir})` : undefined
+}

@@ -304,6 +304,16 @@ const gcRows: Row[] = [
     ],
   ],
   [
+    'JDK 17 -Xlog:gc+cpu of a pause that waited for CPU (lab-cpu-starved, broker 3 at 5% of a core)',
+    '[2026-12-01T15:01:09.698+0000][48.180s][info][gc,cpu      ] GC(28) User=0.01s Sys=0.00s Real=0.20s',
+    [{ name: 'gc.off_cpu', value: 190 }],
+  ],
+  [
+    'JDK 17 -Xlog:gc+cpu of a pause that got its CPU (lab-cpu-starved, broker 3 before the quota): nothing',
+    '[2026-12-01T15:00:24.294+0000][2.776s][info][gc,cpu      ] GC(0) User=0.00s Sys=0.02s Real=0.08s',
+    [],
+  ],
+  [
     'JDK 11 unified G1 "Pause Young (Concurrent Start) (G1 Humongous Allocation)" with a time decorator',
     '[2021-01-01T00:00:00.182+0000][info][gc] GC(0) Pause Young (Concurrent Start) (G1 Humongous Allocation) 235M->4M(512M) 3.894ms',
     [
