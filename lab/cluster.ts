@@ -48,6 +48,12 @@ export type ClusterOptions = {
    * handed to that user, and file permissions then bite as in production (root ignores them).
    */
   runAsById?: Record<number, { uid: number; gid: number }>
+  /**
+   * More listeners on every broker (ZooKeeper mode), each on its own dynamic port beside PLAINTEXT, which
+   * stays the inter-broker listener: e.g. { name: 'SASL_PLAINTEXT', protocol: 'SASL_PLAINTEXT' }. Their
+   * settings (listener.name.<name>.…) go in brokerConfig.
+   */
+  extraListeners?: { name: string; protocol: 'SASL_PLAINTEXT' | 'SASL_SSL' | 'SSL' }[]
 }
 
 /** One running broker and where its evidence is written. */
@@ -58,6 +64,8 @@ export type LabBroker = {
   exporterPort?: number
   /** KRaft controller listener port. */
   controllerPort?: number
+  /** Ports of the extra listeners, by listener name. */
+  listenerPorts: Record<string, number>
   pid: number
   /** Where log4j writes server.log, controller.log, state-change.log; also gc.log and stdout.log. */
   logDir: string
@@ -244,12 +252,17 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
     }
 
     const ids = Array.from({ length: count }, (_, i) => i + 1)
-    const ports = new Map<number, { port: number; controllerPort?: number; exporterPort?: number }>()
+    const extra = options.extraListeners ?? []
+    if (extra.length > 0 && mode !== 'zk') throw new Error('extra listeners are only set up in ZooKeeper mode')
+    const ports = new Map<number, { port: number; controllerPort?: number; exporterPort?: number; listenerPorts: Record<string, number> }>()
     for (const id of ids) {
+      const listenerPorts: Record<string, number> = {}
+      for (const l of extra) listenerPorts[l.name] = await freePort()
       ports.set(id, {
         port: await freePort(),
         controllerPort: mode === 'kraft' ? await freePort() : undefined,
         exporterPort: exporter ? await freePort() : undefined,
+        listenerPorts,
       })
     }
     const replication = String(Math.min(3, count))
@@ -292,8 +305,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
         mode === 'zk'
           ? {
               'broker.id': String(id),
-              listeners: `PLAINTEXT://127.0.0.1:${p.port}`,
-              'advertised.listeners': `PLAINTEXT://127.0.0.1:${p.port}`,
+              listeners: [`PLAINTEXT://127.0.0.1:${p.port}`, ...extra.map((l) => `${l.name}://127.0.0.1:${p.listenerPorts[l.name]}`)].join(','),
+              'advertised.listeners': [`PLAINTEXT://127.0.0.1:${p.port}`, ...extra.map((l) => `${l.name}://127.0.0.1:${p.listenerPorts[l.name]}`)].join(','),
+              ...(extra.length > 0
+                ? {
+                    'listener.security.protocol.map': ['PLAINTEXT:PLAINTEXT', ...extra.map((l) => `${l.name}:${l.protocol}`)].join(','),
+                    'inter.broker.listener.name': 'PLAINTEXT',
+                  }
+                : {}),
               'zookeeper.connect': zkConnect!,
               'zookeeper.connection.timeout.ms': '30000',
               ...(options.zkSessionTimeoutMs !== undefined
@@ -347,7 +366,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
         return p
       }
       spawnBroker.set(id, spawnThis)
-      toStart.push({ spawnThis, broker: { id, port: p.port, exporterPort: p.exporterPort, controllerPort: p.controllerPort, logDir, dataDir, gcLog, serverLog: join(logDir, 'server.log'), configFile } })
+      toStart.push({ spawnThis, broker: { id, port: p.port, exporterPort: p.exporterPort, controllerPort: p.controllerPort, listenerPorts: p.listenerPorts, logDir, dataDir, gcLog, serverLog: join(logDir, 'server.log'), configFile } })
     }
     // Every node is configured (and in KRaft formatted) before any starts: a KRaft node started while
     // its voters were still being formatted timed its registration out again and again (4.1.1).

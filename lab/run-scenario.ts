@@ -30,6 +30,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'cpu-starved': () => import('./scenarios/cpu-starved.js'),
   'direct-memory-oom': () => import('./scenarios/direct-memory-oom.js'),
   'unclean-election': () => import('./scenarios/unclean-election.js'),
+  'broker-partitioned': () => import('./scenarios/broker-partitioned.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */

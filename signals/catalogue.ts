@@ -165,6 +165,7 @@ export const CATALOGUE = {
   'partitions.offline_election_failed': ev('none', TP, 'the controller could not elect a leader for an offline partition ("failed to change state for partition t-p from OfflinePartition to OnlinePartition")'),
   'controller.shutdown_move_failed': ev('none', TP, 'a controlled shutdown could not move a partition\'s leadership ("No other replicas in ISR … besides shutting down brokers")'),
   'replica.fetch_failed': ev('none', ['leader'], 'a follower got no fetch response from its leader ("Error in fetch …", "Error in response for fetch request …")'),
+  'replica.fetch_failed_leaders': ev('count', ['leaders'], 'one broker\'s fetchers got no response from two or more leaders within a minute (from its "Error in response for fetch request" lines); value = how many leaders, label leaders = "1, 2"'),
   'group.member_expired': ev('none', ['group', 'member'], 'the coordinator removed a member that stopped heartbeating ("… (reason: removing member m on heartbeat expiration)")'),
   'replica.partition_failed': ev('none', TP, 'a follower stopped replicating one partition after an error ("Unexpected error occurred while processing data for partition t-p at offset N")'),
   'record.corrupt': ev('none', TP, 'a record batch fails its checksum ("Record is corrupt (stored crc = N, computed crc = M)")'),

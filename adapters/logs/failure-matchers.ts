@@ -10,6 +10,9 @@ import type { LogFormat } from './types.js'
  */
 
 const KAFKA: readonly LogFormat[] = ['kafka']
+
+/** Fetch failures toward different leaders this close together are one broker failing to reach its peers. */
+export const FETCH_FAILED_SPREAD_MS = 60_000
 const KAFKA_CLIENT: readonly LogFormat[] = ['kafka', 'client']
 
 /** "orders-3" → topic and partition (topics may contain dashes; the partition is last). */
@@ -356,13 +359,26 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     build: (m) => withPartition('controller.shutdown_move_failed', `${m[1]}-${m[2]}`),
   },
   // F27. Kafka 0.9-0.10 AbstractFetcherThread "[ReplicaFetcherThread-0-1], Error in fetch …"; 1.0-3.x "Error in
-  //      response for fetch request …": the follower could not get a response from its leader.
+  //      response for fetch request …": the follower could not get a response from its leader. When the same
+  //      log has such failures toward two or more leaders within FETCH_FAILED_SPREAD_MS, also
+  //      replica.fetch_failed_leaders (value: how many leaders, label leaders "1, 2").
   {
     literals: ['Error in fetch', 'Error in response for fetch request'],
     scope: 'message',
     formats: KAFKA,
     re: /^\[(?:ReplicaFetcherThread-\d+-(\d+)|ReplicaFetcher replicaId=\d+, leaderId=(\d+)[^\]]*)\][:,]? Error in (?:fetch|response for fetch request)\b/,
-    build: (m) => ({ name: 'replica.fetch_failed', labels: { leader: m[1] ?? m[2] } }),
+    build: (m, _r, st, at) => {
+      const leader = m[1] ?? m[2]
+      const failed: Draft = { name: 'replica.fetch_failed', labels: { leader } }
+      if (at === undefined) return failed
+      // One broker's fetchers failing toward several leaders within a minute: one event naming them all.
+      const seen = (st.fetchFailedAt ??= new Map<string, number>())
+      seen.set(leader, at)
+      for (const [id, t] of seen) if (t < at - FETCH_FAILED_SPREAD_MS) seen.delete(id)
+      if (seen.size < 2) return failed
+      const leaders = [...seen.keys()].sort((a, b) => Number(a) - Number(b))
+      return [failed, { name: 'replica.fetch_failed_leaders', value: leaders.length, labels: { leaders: leaders.join(', ') } }]
+    },
   },
   // F28. Kafka 0.9-0.11 ReplicaManager FATAL "[Replica Manager on Broker N]: Halting due to unrecoverable I/O
   //      error while handling produce request: " (before log dirs could fail one by one, KIP-112 in 1.0).

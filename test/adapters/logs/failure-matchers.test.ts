@@ -265,6 +265,17 @@ const rows: Row[] = [
     [{ name: 'leader.unclean', labels: { topic: 'orders', partition: '5' } }],
   ],
   [
+    'Kafka 3.9.1 follower cut off from both leaders: fetches fail toward brokers 1 and 2 within a minute (test/incidents/lab-broker-partitioned)',
+    '[2026-12-01 15:05:23,381] WARN [ReplicaFetcher replicaId=3, leaderId=1, fetcherId=0] Error in response for fetch request (type=FetchRequest, replicaId=3, maxWait=500, minBytes=1, maxBytes=10485760, fetchData={orders-5=PartitionData(topicId=R8YAF_wSQiCEMktffwFMQQ, fetchOffset=632, logStartOffset=0, maxBytes=1048576, currentLeaderEpoch=Optional[0], lastFetchedEpoch=Optional[0])}, isolationLevel=read_uncommitted, removed=, replaced=, metadata=(sessionId=485584574, epoch=56), rackId=) (kafka.server.ReplicaFetcherThread)' +
+      '\n' +
+      '[2026-12-01 15:05:23,492] WARN [ReplicaFetcher replicaId=3, leaderId=2, fetcherId=0] Error in response for fetch request (type=FetchRequest, replicaId=3, maxWait=500, minBytes=1, maxBytes=10485760, fetchData={orders-0=PartitionData(topicId=R8YAF_wSQiCEMktffwFMQQ, fetchOffset=609, logStartOffset=0, maxBytes=1048576, currentLeaderEpoch=Optional[0], lastFetchedEpoch=Optional[0])}, isolationLevel=read_uncommitted, removed=, replaced=, metadata=(sessionId=78355045, epoch=58), rackId=) (kafka.server.ReplicaFetcherThread)',
+    [
+      { name: 'replica.fetch_failed', labels: { leader: '1' } },
+      { name: 'replica.fetch_failed', labels: { leader: '2' } },
+      { name: 'replica.fetch_failed_leaders', value: 2, labels: { leaders: '1, 2' } },
+    ],
+  ],
+  [
     'Kafka 3.9.1 clean election keeps RECOVERED: no unclean election (test/incidents/lab-unclean-election)',
     '[2026-12-01 15:00:11,652] INFO [Controller id=1 epoch=1] Changed partition orders-0 from NewPartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=0, isrWithBrokerEpoch=List(BrokerState(brokerId=2, brokerEpoch=-1), BrokerState(brokerId=1, brokerEpoch=-1)), leaderRecoveryState=RECOVERED, partitionEpoch=0) (state.change.logger)',
     [],
