@@ -20,7 +20,12 @@ export type TailOptions = {
   /** With no saved offset, start at the end of the file instead of its start. */
   fromEnd?: boolean
   pollMs?: number
-  /** A pending multi-line record is emitted after the file is quiet this long. */
+  /**
+   * A pending multi-line record is emitted after the file is quiet this long (default 500 ms). log4j
+   * and the JVM's unified logging write a record with its stack trace in one go, so a record whose
+   * continuation has not come after two polls is complete; waiting longer only delays the last line
+   * before a silence, which is the line a frozen or failing broker leaves.
+   */
   flushAfterMs?: number
   /** A last line still without its newline is taken as complete after the file is quiet this long. */
   partialAfterMs?: number
@@ -94,7 +99,7 @@ export function tailLogFile(cfg: LogSourceConfig, file: string, opts: TailOption
   const ctrl = new AbortController()
   const signal = opts.signal ? AbortSignal.any([opts.signal, ctrl.signal]) : ctrl.signal
   const pollMs = opts.pollMs ?? 250
-  const flushAfterMs = opts.flushAfterMs ?? 2000
+  const flushAfterMs = opts.flushAfterMs ?? 500
   const maxPartial = opts.maxPartialBytes ?? 8 * 1024 * 1024
   const partialAfterMs = opts.partialAfterMs ?? 30_000
   const finished = emptyStats()

@@ -109,6 +109,24 @@ describe('adapters/logs/tail', () => {
     }
   })
 
+  it('with the default poll and quiet period, emits the last record before a silence within 1.5 s of its write (250 ms polls, 500 ms quiet)', async () => {
+    // The line a frozen broker leaves is the last one before a silence: it must not wait seconds for a stack trace.
+    const file = path.join(dir, 'quiet.log')
+    await writeFile(file, '')
+    const { got, tail, partitions } = follow(file, { pollMs: undefined, flushAfterMs: undefined })
+    try {
+      await new Promise((r) => setTimeout(r, 300))
+      const written = Date.now()
+      await appendFile(file, SHRINK(7))
+      await waitFor(() => partitions().length === 1, 5000)
+      expect(Date.now() - written).toBeLessThan(1500)
+      expect(got).toHaveLength(1)
+    } finally {
+      tail.stop()
+      await tail.done
+    }
+  })
+
   it('joins a line written in two pieces, and is not stalled by invalid bytes', async () => {
     const file = path.join(dir, 'partial.log')
     await writeFile(file, '')
