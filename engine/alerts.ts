@@ -189,8 +189,11 @@ export class AlertEngine {
       // Gauge samples continuing a held condition, or supporting events that change nothing, are not.
       // While updates are paced, `lastSeenAt` and `summary` stay at the last announcement, so what
       // arrives meanwhile is announced once the interval is over.
-      const newestEvent = Math.max(-Infinity, ...a.match.evidence.filter((e) => signalKind(e.name) === 'event').map((e) => e.at))
-      const newOccurrence = a.match.firstAt > current.lastSeenAt
+      const eventTimes = a.match.evidence.filter((e) => signalKind(e.name) === 'event').map((e) => e.at)
+      const newestEvent = Math.max(-Infinity, ...eventTimes)
+      // A `not` part spans the window, so such a match's firstAt stays at the window's start; its events
+      // all being newer than the last look is what makes it a new occurrence (another "Too many open files").
+      const newOccurrence = a.match.firstAt > current.lastSeenAt || (eventTimes.length > 0 && Math.min(...eventTimes) > current.lastSeenAt)
       const fresh = newOccurrence || (newestEvent > current.lastSeenAt && cause.cause !== current.summary)
       const newest = Math.max(a.match.firstAt, newestEvent)
       const lastNotified = current.notifiedAt ?? current.firedAt ?? current.activeAt

@@ -206,6 +206,28 @@ rule shrinks when count(isr.shrink) over 1m > 1 then cause "shrinks"`)
     }
   })
 
+  it('announces a repeated event of a rule with `not` as new evidence (its match spans the window, its events do not)', async () => {
+    const store = make()
+    try {
+      const fd = rules('rule fd when fd.exhausted and not config.segment_ms < 1m then cause "broker {broker} ran out of file descriptors"')
+      const engine = await engineOn(store, { rules: fd, minUpdateIntervalMs: 60 * S, keepFiringMs: 120 * S })
+      await store.append([sig('fd.exhausted', 100)])
+      expect(summary(await engine.tick(100 * S + LAG))).toEqual([['firing', 'fd', 'broker 1 ran out of file descriptors']])
+      // The same line again, paced to one update a minute, its time in the evidence.
+      await store.append([sig('fd.exhausted', 130)])
+      expect(await engine.tick(130 * S + LAG)).toEqual([])
+      const later = await engine.tick(161 * S + LAG)
+      expect(later.map((e) => e.type)).toEqual(['updated'])
+      expect(later[0].cause.evidence.map((e) => e.at / S)).toEqual([130])
+      // Nothing new: nothing said, until keepFiring after the last line resolves it.
+      expect(await engine.tick(170 * S + LAG)).toEqual([])
+      expect(await engine.tick(240 * S + LAG)).toEqual([])
+      expect((await engine.tick(251 * S + LAG)).map((e) => e.type)).toEqual(['resolved'])
+    } finally {
+      await store.close()
+    }
+  })
+
   it('re-notifies a still-firing alert once per interval', async () => {
     const store = make()
     try {
