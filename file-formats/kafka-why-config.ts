@@ -71,10 +71,11 @@ const engine = closedObject(
     lag: intervalOrZero('how far behind real time every rule is evaluated').prefault('0s'),
     settle: intervalOrZero('how long a match a late line could undo (not, for, lowering aggregates) is held').prefault('2s'),
     long_window_every: intervalOrZero('how often rules looking back over an hour (leak trends, rebalance counts) are evaluated; 0s: every tick').prefault('5m'),
+    keep_firing: intervalOrZero('how long an alert stays firing after its last match (an event rule matches for an instant)').prefault('5m'),
     enabled: z.boolean({ error: 'expected true or false' }).default(true).describe('false: store signals, evaluate nothing'),
   },
   'the alert loop',
-).transform((e) => ({ tickMs: e.tick, lagMs: e.lag, settleMs: e.settle, longWindowEveryMs: e.long_window_every, enabled: e.enabled }))
+).transform((e) => ({ tickMs: e.tick, lagMs: e.lag, settleMs: e.settle, longWindowEveryMs: e.long_window_every, keepFiringMs: e.keep_firing, enabled: e.enabled }))
 
 const signalAges = z
   .record(
@@ -194,9 +195,10 @@ const signalsTopic = closedObject(
     topic: z.string({ error: 'expected a topic name' }).regex(/^[A-Za-z0-9._-]{1,249}$/, { error: (iss) => `'${String(iss.input)}' is not a topic name` }),
     group: z.string().min(1).default('kafka-why-engines').describe('consumer group the engines share'),
     from_beginning: z.boolean({ error: 'expected true or false' }).default(true),
+    session_timeout: interval("how long the group waits for a silent engine before its partitions go to the others (within the brokers' group.min/max.session.timeout.ms)").prefault('30s'),
   },
   'consume signals shipped to a Kafka topic (agents, log shippers) as one of a group of engines',
-).transform((t) => ({ brokers: t.brokers, topic: t.topic, groupId: t.group, fromBeginning: t.from_beginning }))
+).transform((t) => ({ brokers: t.brokers, topic: t.topic, groupId: t.group, fromBeginning: t.from_beginning, sessionTimeoutMs: t.session_timeout }))
 
 const live = closedObject(
   {

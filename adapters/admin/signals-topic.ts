@@ -124,7 +124,21 @@ export function decodeMessages(values: (Buffer | null)[], stats: TopicConsumerSt
 }
 
 /** A running consumer. */
-export type SignalsTopicConsumer = { stats: TopicConsumerStats; consumer: Consumer; stop(): Promise<void> }
+export type SignalsTopicConsumer = {
+  stats: TopicConsumerStats
+  consumer: Consumer
+  /** The partitions of the topic this engine was given at its last group join, ascending; [] before the first. */
+  partitions(): number[]
+  stop(): Promise<void>
+}
+
+/** kafkajs' (and Kafka's) default session timeout. */
+export const DEFAULT_SESSION_TIMEOUT_MS = 30_000
+
+/** Heartbeats well inside the session timeout: 3 s (Kafka's default) or a third of a shorter session. */
+export function heartbeatIntervalFor(sessionTimeoutMs: number): number {
+  return Math.max(100, Math.min(3000, Math.floor(sessionTimeoutMs / 3)))
+}
 
 /**
  * Joins `groupId` and writes every message's signals through `write` (a SignalWriter's write, or a
@@ -132,11 +146,24 @@ export type SignalsTopicConsumer = { stats: TopicConsumerStats; consumer: Consum
  * writer refused ('buffer full', 'writer closed') is not committed, so it is read again.
  */
 export async function consumeSignalsTopic(
-  opts: SignalsTopicOptions & { groupId: string; fromBeginning?: boolean },
+  opts: SignalsTopicOptions & {
+    groupId: string
+    fromBeginning?: boolean
+    /** Default 30 s. */
+    sessionTimeoutMs?: number
+    /** Called at each group join with the partitions this engine now reads. */
+    onAssign?: (partitions: number[]) => void
+  },
   write: (signals: Signal[]) => Promise<unknown>,
 ): Promise<SignalsTopicConsumer> {
   const stats: TopicConsumerStats = { messages: 0, signals: 0, lines: 0, invalid: {} }
-  const consumer = kafkaOf(opts, 'engine').consumer({ groupId: opts.groupId, sessionTimeout: 30_000, heartbeatInterval: 3000 })
+  const sessionTimeout = opts.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS
+  const consumer = kafkaOf(opts, 'engine').consumer({ groupId: opts.groupId, sessionTimeout, heartbeatInterval: heartbeatIntervalFor(sessionTimeout) })
+  let assigned: number[] = []
+  consumer.on(consumer.events.GROUP_JOIN, (e) => {
+    assigned = [...(e.payload.memberAssignment[opts.topic] ?? [])].sort((a, b) => a - b)
+    opts.onAssign?.([...assigned])
+  })
   await consumer.connect()
   await consumer.subscribe({ topic: opts.topic, fromBeginning: opts.fromBeginning ?? true })
   await consumer.run({
@@ -160,5 +187,5 @@ export async function consumeSignalsTopic(
       await heartbeat()
     },
   })
-  return { stats, consumer, stop: () => consumer.disconnect() }
+  return { stats, consumer, partitions: () => [...assigned], stop: () => consumer.disconnect() }
 }

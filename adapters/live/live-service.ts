@@ -56,8 +56,8 @@ export type Health = {
   scrape: SourceHealth[]
   admin: SourceHealth[]
   logs: { cluster: string; broker?: string; file: string; lines: number; signals: number; unparsed: number }[]
-  /** The signals topic consumer, when configured. */
-  topic?: SourceHealth
+  /** The signals topic consumer, when configured, with the partitions it was given at its last group join. */
+  topic?: SourceHealth & { partitions: number[] }
   engine: { enabled: boolean; rules: number; ruleErrors: number; lastTickAt?: number; lastTickMs?: number; lastError?: string }
   /** `slack` is down while Slack cannot be reached or refuses the token; `held` alerts are sent when it is back. */
   bot: { running: boolean; reason?: string; slack?: 'up' | 'down' | 'starting'; since?: number; lastError?: string; held?: number }
@@ -220,10 +220,15 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   let topicConsumer: SignalsTopicConsumer | undefined
   if (config.signalsTopic) {
     const t = config.signalsTopic
-    const h: SourceHealth = { cluster: '*', target: `${t.topic}@${t.brokers.join(',')}`, up: false, failures: 0 }
+    const h: NonNullable<Health['topic']> = { cluster: '*', target: `${t.topic}@${t.brokers.join(',')}`, up: false, failures: 0, partitions: [] }
     health.topic = h
+    // Each join (start, a member gone or come) says which partitions this engine reads from now on.
+    const onAssign = (partitions: number[]) => {
+      h.partitions = partitions
+      log.info({ topic: t.topic, groupId: t.groupId, partitions }, `signals topic: joined ${t.groupId}, reading partitions [${partitions.join(',')}] of ${t.topic}`)
+    }
     try {
-      topicConsumer = await consumeSignalsTopic({ brokers: t.brokers, topic: t.topic, groupId: t.groupId, fromBeginning: t.fromBeginning }, async (signals) => {
+      topicConsumer = await consumeSignalsTopic({ brokers: t.brokers, topic: t.topic, groupId: t.groupId, fromBeginning: t.fromBeginning, sessionTimeoutMs: t.sessionTimeoutMs, onAssign }, async (signals) => {
         const o = await writer.write(signals)
         account('topic', o)
         return o
@@ -274,7 +279,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     for (const d of errors) log.warn(`rules: ${d.span.file}:${d.span.startLine} ${d.code} ${d.message}`)
     health.engine.rules = loaded.rules.length
     health.engine.ruleErrors = errors.length
-    const engine = new AlertEngine({ store, rules: loaded.rules, lagMs: config.engine.lagMs, settleMs: config.engine.settleMs, longWindowEveryMs: config.engine.longWindowEveryMs })
+    const engine = new AlertEngine({ store, rules: loaded.rules, lagMs: config.engine.lagMs, settleMs: config.engine.settleMs, longWindowEveryMs: config.engine.longWindowEveryMs, keepFiringMs: config.engine.keepFiringMs })
     const tick = (delayMs: number) => {
       if (stopping) return
       const t = setTimeout(() => {

@@ -58,7 +58,7 @@ live:
       logs: [{ broker: "1", path: /var/log/kafka/server.log }]
 `)
     expect(c.listen).toEqual({ host: '0.0.0.0', port: 9500 })
-    expect(c.engine).toEqual({ tickMs: 5000, lagMs: 10_000, settleMs: 3000, longWindowEveryMs: 600_000, enabled: true })
+    expect(c.engine).toEqual({ tickMs: 5000, lagMs: 10_000, settleMs: 3000, longWindowEveryMs: 600_000, keepFiringMs: 300_000, enabled: true })
     expect(c.rules).toEqual(['rules', 'extra.rules'])
     expect(c.clusters[0].admin).toMatchObject({ brokers: ['kafka-1:9092'], intervalMs: 60_000, ssl: true, sasl: { mechanism: 'scram-sha-512' } })
     expect(c.clusters[0].scrape).toEqual([{ broker: '1', url: 'http://kafka-1:7071/metrics', intervalMs: 30_000, timeoutMs: 10_000 }])
