@@ -1,18 +1,17 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { Redis } from 'ioredis'
 import kafkajs from 'kafkajs'
-import { deleteKeysWithPrefix, RedisStore } from '../engine/store/redis-store.js'
-import type { AlertRecord } from '../engine/store/store.js'
-import type { Signal } from '../signals/signal.js'
+import { RedisStore } from '../engine/store/redis-store.js'
 import { startCluster, type LabCluster } from './cluster.js'
 import { freePort } from './free-port.js'
 import { REPO_DIR } from './kafka-runtime.js'
+import { deleteStoreKeys, labServeConfig, startServe, StoreWatcher, tickMetrics, type ServeChild, type ServeEngineSettings } from './live-serve.js'
 import { createTopic } from './session-stall.js'
-import { waitFor } from './wait-for.js'
+
+export { median } from './live-serve.js'
 
 /**
  * Fault → alert, measured on a real cluster: a 3-broker ZooKeeper-mode Kafka 3.9 cluster, `serve`
@@ -62,7 +61,7 @@ export type LiveLatencyOptions = {
   runs: number
   faults: readonly LatencyFault[]
   /** `live.engine` of the generated config; omitted keys keep serve's defaults. */
-  engine?: { tick?: string; lag?: string; settle?: string }
+  engine?: ServeEngineSettings
   /** The kafka-why checkout whose `serve` is measured (its rules included); default this one. */
   build?: string
   /** Longest wait for an alert after each fault. */
@@ -106,7 +105,7 @@ async function oneRun(run: number, opts: LiveLatencyOptions): Promise<FaultResul
   const dataMount = join(dir, `broker-${DISK_BROKER}`, 'data')
   let mounted = false
   let cluster: LabCluster | undefined
-  let serve: ChildProcess | undefined
+  let serve: ServeChild | undefined
   let producer: kafkajs.Producer | undefined
   let producing = false
   let producerLoop: Promise<void> | undefined
@@ -138,55 +137,28 @@ async function oneRun(run: number, opts: LiveLatencyOptions): Promise<FaultResul
     })()
 
     const build = resolve(opts.build ?? REPO_DIR)
-    const listen = await freePort()
+    const listenPort = await freePort()
     const config = join(dir, 'kafka-why.yaml')
-    writeFileSync(config, serveConfig(cluster, listen, opts.engine, build))
-    const serveLog = openSync(join(dir, 'serve.log'), 'a')
-    serve = spawn(process.execPath, [join(build, 'cli', 'kafka-why.mjs'), 'serve', '--config', config, '--no-bot'], {
-      cwd: build,
+    writeFileSync(config, labServeConfig({ cluster, listenPort, engine: opts.engine, build }))
+    serve = await startServe({
+      build,
+      config,
+      logFile: join(dir, 'serve.log'),
+      listenPort,
+      args: ['--no-bot'],
       env: { ...process.env, REDIS_URL: opts.redisUrl ?? 'redis://127.0.0.1:6379', KAFKA_WHY_REDIS_PREFIX: prefix, SLACK_BOT_TOKEN: '' },
-      stdio: ['ignore', serveLog, serveLog],
     })
-    closeSync(serveLog)
-    const metricsUrl = `http://127.0.0.1:${listen}/metrics`
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${listen}/healthz`).then((r) => r.json() as Promise<{ engine: { lastTickAt?: number }; logs: { lines: number }[] }>).catch(() => undefined))?.engine.lastTickAt !== undefined, {
-      timeoutMs: 60_000,
-      what: 'serve',
-    })
+    const metricsUrl = serve.metricsUrl
     // Let the tails, scrapes and a first admin poll settle before the first fault.
     await sleep(8_000)
 
-    const seen = new Map<string, number>()
-    const alertsSeen = new Map<string, { at: number; record: AlertRecord }>()
-    const logged = new Map<string, string>()
-    let polling = true
-    const poller = (async () => {
-      while (polling) {
-        const now = Date.now()
-        try {
-          for (const b of cluster!.brokers) {
-            const byName = await store.querySeries({ cluster: 'lab', broker: String(b.id), names: EVIDENCE, from: now - 120_000, to: now + 60_000 })
-            for (const list of byName.values()) for (const s of list) if (!seen.has(key(s))) seen.set(key(s), now)
-          }
-          for (const a of await store.listAlerts()) {
-            const prev = alertsSeen.get(a.fingerprint)
-            if (logged.get(a.fingerprint) !== a.state) {
-              logged.set(a.fingerprint, a.state)
-              appendFileSync(join(dir, 'alerts.jsonl'), JSON.stringify({ seenAt: now, ...a }) + '\n')
-            }
-            if (a.state === 'firing' && (!prev || prev.record.state !== 'firing' || prev.record.firedAt !== a.firedAt)) alertsSeen.set(a.fingerprint, { at: now, record: a })
-            else if (a.state !== 'firing' && prev) alertsSeen.set(a.fingerprint, { at: prev.at, record: a })
-          }
-        } catch {
-          // a slow Redis round; the next one catches up
-        }
-        await sleep(100)
-      }
-    })()
+    const watcher = new StoreWatcher(store, { brokers: cluster.brokers.map((b) => String(b.id)), names: EVIDENCE, alertsFile: join(dir, 'alerts.jsonl') })
+    watcher.start()
+    const alertsSeen = watcher.alerts
 
     try {
       for (const fault of opts.faults) {
-        const before = new Set([...alertsSeen].filter(([, v]) => v.record.state === 'firing').map(([fp]) => fp))
+        const before = watcher.firing()
         const metricsBefore = await tickMetrics(metricsUrl)
         const injectedAt = Date.now()
         log(`run ${run}: ${fault}`)
@@ -200,10 +172,9 @@ async function oneRun(run: number, opts: LiveLatencyOptions): Promise<FaultResul
             result.rule = r.ruleId
             result.broker = r.broker
             result.alertAt = hit[1].at
-            const triggers = [...seen.keys()].map((k) => k.split('|')).filter(([name, at, broker]) => TRIGGERS[r.ruleId]?.includes(name) && broker === r.broker && Number(at) <= r.activeAt)
+            const triggers = [...watcher.seen.keys()].map((k) => k.split('|')).filter(([name, at, broker]) => TRIGGERS[r.ruleId]?.includes(name) && broker === r.broker && Number(at) <= r.activeAt)
             result.evidenceAt = r.evidenceAt ?? (triggers.length ? Math.max(...triggers.map(([, at]) => Number(at))) : undefined)
-            const stored = [...seen].filter(([k]) => Number(k.split('|')[1]) === result.evidenceAt).map(([, at]) => at)
-            result.storedAt = stored.length ? Math.min(...stored) : undefined
+            result.storedAt = watcher.storedAt(EVIDENCE, result.evidenceAt, undefined)
             break
           }
           await sleep(100)
@@ -219,33 +190,26 @@ async function oneRun(run: number, opts: LiveLatencyOptions): Promise<FaultResul
         await sleep(fault === 'zk-freeze' ? 15_000 : 5_000)
       }
     } finally {
-      polling = false
-      await poller
+      await watcher.stop()
     }
     return results
   } finally {
     producing = false
     await producerLoop
     await producer?.disconnect().catch(() => undefined)
-    if (serve && serve.exitCode === null) {
-      serve.kill('SIGTERM')
-      await Promise.race([new Promise((r) => serve!.once('exit', r)), sleep(10_000)])
-      if (serve.exitCode === null) serve.kill('SIGKILL')
-    }
+    await serve?.stop()
     if (cluster) {
       cluster.zookeeper?.process.signal('SIGCONT')
       await cluster.stop({ graceMs: 3_000 })
     }
     if (opts.keepDir) log(`run ${run}: kept the store's keys under ${prefix}`)
-    else await deleteKeys(opts.redisUrl ?? 'redis://127.0.0.1:6379', prefix)
+    else await deleteStoreKeys(opts.redisUrl ?? 'redis://127.0.0.1:6379', prefix)
     await store.close()
     if (mounted) spawnSync('umount', ['-l', dataMount])
     if (opts.keepDir) log(`run ${run}: kept ${dir}`)
     else rmSync(dir, { recursive: true, force: true })
   }
 }
-
-const key = (s: Signal) => `${s.name}|${s.at}|${s.broker ?? ''}`
 
 /** Injects one fault; resolves to what undoes it (a no-op for faults that end a broker). */
 async function inject(fault: LatencyFault, cluster: LabCluster): Promise<() => Promise<void>> {
@@ -279,55 +243,6 @@ function fillDisk(file: string): void {
   }
 }
 
-function serveConfig(cluster: LabCluster, port: number, engine: LiveLatencyOptions['engine'], build: string): string {
-  const eng = Object.entries(engine ?? {}).map(([k, v]) => `${k}: ${v}`)
-  const logs = cluster.brokers.flatMap((b) => [
-    `        - { broker: "${b.id}", path: "${b.serverLog}" }`,
-    `        - { broker: "${b.id}", path: "${b.gcLog}" }`,
-  ])
-  const targets = cluster.brokers.map((b) => `          - { broker: "${b.id}", url: "http://127.0.0.1:${b.exporterPort}/metrics" }`)
-  return [
-    'live:',
-    `  listen: 127.0.0.1:${port}`,
-    ...(eng.length ? [`  engine: { ${eng.join(', ')} }`] : []),
-    '  clusters:',
-    '    lab:',
-    `      admin: { brokers: [${cluster.bootstrap.split(',').join(', ')}] }`,
-    '      scrape:',
-    '        targets:',
-    ...targets,
-    '      logs:',
-    ...logs,
-    `rules: ["${join(build, 'rules')}"]`,
-    '',
-  ].join('\n')
-}
-
-/** Sum and count of serve's tick histogram. */
-async function tickMetrics(url: string): Promise<{ sum: number; count: number } | undefined> {
-  try {
-    const text = await (await fetch(url)).text()
-    const sum = /^kafka_why_rule_evaluation_seconds_sum(?:\{\})? (\S+)$/m.exec(text)
-    const count = /^kafka_why_rule_evaluation_seconds_count(?:\{\})? (\S+)$/m.exec(text)
-    return sum && count ? { sum: Number(sum[1]), count: Number(count[1]) } : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** Removes the run's key prefix, and nothing else, from the shared Redis. */
-async function deleteKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 })
-  try {
-    await redis.connect()
-    await deleteKeysWithPrefix(redis, prefix)
-  } catch {
-    // nothing to clean when Redis went away
-  } finally {
-    redis.disconnect()
-  }
-}
-
 const s1 = (ms: number | undefined) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(2)} s`)
 
 /** One line per measurement: the rule and each leg of the delay. */
@@ -343,12 +258,4 @@ export function describeResult(r: FaultResult): string {
     `tick ${r.tickMeanMs === undefined ? '–' : `${r.tickMeanMs.toFixed(0)} ms`}`,
   ]
   return parts.join(', ')
-}
-
-/** Median of the defined values. */
-export function median(values: (number | undefined)[]): number | undefined {
-  const v = values.filter((x): x is number => x !== undefined).sort((a, b) => a - b)
-  if (!v.length) return undefined
-  const m = Math.floor(v.length / 2)
-  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2
 }

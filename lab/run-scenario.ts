@@ -5,7 +5,7 @@ import { diagnoseIncident, DiagnosisUnavailable, verdictProblems, type LabVerdic
 import { ensureKafkaRuntime, REPO_DIR } from './kafka-runtime.js'
 import { incidentSlug } from './kafka-versions.js'
 import { FaultUnavailable } from './faults/requirements.js'
-import type { Scenario, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
+import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 
 /** Scenario names → their modules, loaded only when run. */
 export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = {
@@ -71,6 +71,10 @@ export type ScenarioReport = {
   /** Why there is no verdict (the `why` command is not in this build yet). */
   unavailable?: string
   /** Disagreements with the expectation; empty means the product named the right cause. */
+  /** serve and its bot watching the cluster from before the fault (`--live`); only for a scenario that is `watchable`. */
+  watch?: ScenarioContext['watch']
+  /** Awaited once the scenario has recorded, before its scratch directory (the logs serve follows) is removed. */
+  afterRun?: (outcome: ScenarioOutcome) => Promise<void>
   problems: string[]
   /** From fault injection to the verdict in hand (wall ms), recording and replay included. */
   faultToDiagnosisMs?: number
@@ -100,7 +104,9 @@ export async function runScenario(name: string, options: RunOptions = {}): Promi
   const outDir = options.outDir ?? join(REPO_DIR, 'test', 'incidents', incidentSlug(name, runtime.version))
   let outcome: ScenarioOutcome
   try {
-    outcome = await scenario.run({ runtime, outDir, workDir, log })
+    outcome = await scenario.run({ runtime, outDir, workDir, log, watch: options.watch })
+    await options.afterRun?.(outcome)
+  if (options.watch && !scenario.watchable) throw new Error(`${name} does not start serve before its fault, so it cannot run live`)
   } finally {
     if (!options.keepWorkDir) rmSync(workDir, { recursive: true, force: true })
     else log(`scratch directory kept: ${workDir}`)

@@ -1,3 +1,4 @@
+import type { LabCluster } from './cluster.js'
 import type { KafkaRuntime } from './kafka-runtime.js'
 
 /** What a scenario costs to run, stated in the README and by `kafka-why lab list`. */
@@ -42,6 +43,24 @@ export type ScenarioContext = {
   /** Scratch directory for the cluster; removed afterwards unless kept. */
   workDir: string
   log: (message: string) => void
+  /**
+   * With `lab <scenario> --live`: starts `serve` and its Slack bot on the running cluster, told which
+   * cause to listen for; resolves once they watch it. A scenario that has it calls it through
+   * {@link startWatching} after its cluster is up and waits for it before injecting the fault.
+   */
+  watch?: (cluster: LabCluster, expect: ScenarioExpectation) => Promise<void>
+}
+
+/**
+ * Starts ctx.watch (when the run is live) beside the scenario's warm-up; the returned call waits for
+ * it, just before the fault, and rethrows its failure there.
+ */
+export function startWatching(ctx: ScenarioContext, cluster: LabCluster, expect: ScenarioExpectation): () => Promise<void> {
+  if (!ctx.watch) return async () => undefined
+  const watching = ctx.watch(cluster, expect)
+  // Awaited by the caller before the fault; until then a failure must not count as unhandled.
+  watching.catch(() => undefined)
+  return () => watching
 }
 
 /** A reproducible fault on a real cluster that ends in a recorded incident. */
@@ -53,5 +72,7 @@ export type Scenario = {
   requires?: string
   /** Why this machine cannot inject the fault (checked before any cluster starts), or undefined. */
   unavailable?(): string | undefined
+  /** True when the scenario calls ctx.watch before its fault, so `--live` can time it. */
+  watchable?: boolean
   run(ctx: ScenarioContext): Promise<ScenarioOutcome>
 }

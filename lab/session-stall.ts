@@ -6,7 +6,7 @@ import { clusterFilesTable, LAB_CLUSTER_NAME, measuredTable, readConfigFacts, Sc
 import { startJavaTool } from './java-tool.js'
 import { bundledJarVersion } from './kafka-runtime.js'
 import { DEFAULT_KAFKA_VERSION, kafkaLabel } from './kafka-versions.js'
-import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
+import { startWatching, type ScenarioContext, type ScenarioExpectation, type ScenarioOutcome } from './scenario.js'
 import { stallAgentJvmArgs, triggerStall } from './stall-agent.js'
 import { fileHasLine, waitFor } from './wait-for.js'
 
@@ -104,10 +104,17 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
     jvmArgsById: agentArgs,
     heapMb: 320,
   })
+  const expect: ScenarioExpectation =
+    mode === 'kraft'
+      ? { topRule: 'stw_pause_kraft_fencing', absentRules: ['zk_session_expiry_no_pause', 'stw_pause_session_expiry'] }
+      : kind === 'safepoint'
+        ? { topRule: 'stw_pause_session_expiry', absentRules: ['zk_session_expiry_no_pause'] }
+        : { topRule: 'zk_session_expiry_no_pause', absentRules: ['stw_pause_session_expiry', 'stw_total_session_expiry', 'gc_pause_session_expiry'] }
   const recorder = new ScrapeRecorder(cluster)
   const clientsDir = join(ctx.workDir, 'clients')
   let producer: ReturnType<typeof startJavaTool> | undefined
   try {
+    const watching = startWatching(ctx, cluster, expect)
     await createTopic(cluster, TOPIC, 6, 3, { 'min.insync.replicas': '2' })
     const controller = await controllerId(cluster)
     const target = cluster.brokers.find((b) => b.id !== controller)!
@@ -123,6 +130,7 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
     )
     await sleep(12_000)
     const facts = await readConfigFacts(cluster, [TOPIC], Date.now())
+    await watching()
 
     const faultAt = Date.now()
     let frozenMs: number
@@ -171,12 +179,6 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
       'producer NOT_LEADER_OR_FOLLOWER lines': notLeader,
       'scrapes (failed)': `${recorder.scrapes} (${recorder.failures})`,
     }
-    const expect: ScenarioExpectation =
-      mode === 'kraft'
-        ? { topRule: 'stw_pause_kraft_fencing', absentRules: ['zk_session_expiry_no_pause', 'stw_pause_session_expiry'] }
-        : kind === 'safepoint'
-          ? { topRule: 'stw_pause_session_expiry', absentRules: ['zk_session_expiry_no_pause'] }
-          : { topRule: 'zk_session_expiry_no_pause', absentRules: ['stw_pause_session_expiry', 'stw_total_session_expiry', 'gc_pause_session_expiry'] }
     const outDir = ctx.outDir
     writeIncident({
       outDir,

@@ -147,6 +147,9 @@ export const LAB_OPTIONS = {
   kafkaVersion: KAFKA_VERSION,
   keep: KEEP,
   diagnose: { flags: '--no-diagnose', description: 'record only; do not check the diagnosis' },
+  live: { flags: '--live', description: 'serve and its Slack bot (posting to a local Slack stand-in) watch the cluster from before the fault; times fault → the first Slack message naming the expected cause' },
+  runs: { flags: '--runs <n>', description: 'with --live: runs of the scenario, each on a fresh cluster', default: '1' },
+  timeout: { flags: '--timeout <duration>', description: 'with --live: how long after the fault to wait for the message', default: '60s' },
 } as const satisfies OptionSpecs
 
 /** `lab all`: the whole scenario catalogue, one cluster at a time, and its table. */
@@ -327,7 +330,10 @@ REDIS_URL or REDIS_CLUSTER_NODES is set), or with --topic to the signals topic t
 test/incidents/lab-<scenario>/ and checks the product's diagnosis of the recording.`,
     arguments: [{ name: 'scenario', description: 'the scenario to run (kafka-why lab list)', required: true }],
     options: LAB_OPTIONS,
-    helpAfter: 'Exit codes: 0 diagnosis as expected (or recorded with --no-diagnose), 1 wrong diagnosis, 2 usage or lab error.',
+    helpAfter: `With --live the recording goes to a scratch directory (unless --out) and is not diagnosed; a table of
+fault → evidence → stored → alert → posted per run follows, with p50 and worst of fault → Slack.
+Exit codes: 0 diagnosis as expected (or recorded with --no-diagnose; with --live, every run's Slack message named
+the cause), 1 wrong diagnosis (with --live: a run without such a message within --timeout), 2 usage or lab error.`,
     load: async () => (await import('../commands/lab.js')).execute,
     subcommands: [
       {

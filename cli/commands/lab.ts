@@ -6,6 +6,7 @@ import { startCluster, type LabCluster, type LabMode } from '../../lab/cluster.j
 import { LAB_DIR, labUnavailableReason } from '../../lab/kafka-runtime.js'
 import { checkKafkaVersion, kafkaVersionProfile } from '../../lab/kafka-versions.js'
 import { LATENCY_FAULTS, measureLiveLatency, median, type LiveLatencyOptions } from '../../lab/live-latency.js'
+import { liveSlackTable, measureLiveSlack, watchableScenarios } from '../../lab/live-slack.js'
 import { runScenario, SCENARIOS } from '../../lab/run-scenario.js'
 import { parseInterval } from '../../adapters/agent/parse-interval.js'
 import { catalogueTable, runCatalogue } from '../../lab/run-all.js'
@@ -30,6 +31,11 @@ export async function execute({ args: [scenario], options }: CommandInput<typeof
     console.error(`kafka-why lab: ${badVersion}`)
     return 2
   }
+  if (options.live) return live(scenario, options)
+  if (options.runs !== '1') {
+    console.error('kafka-why lab: --runs needs --live')
+    return 2
+  }
   try {
     const report = await runScenario(scenario, { outDir, keepWorkDir: keep, diagnose, kafkaVersion })
     for (const [k, v] of Object.entries(report.outcome.facts)) console.log(`  ${k}: ${v}`)
@@ -49,6 +55,30 @@ export async function execute({ args: [scenario], options }: CommandInput<typeof
   } catch (err) {
     console.error(`kafka-why lab ${scenario}: ${(err as Error).message}`)
     return 2
+  }
+}
+
+/** `kafka-why lab <scenario> --live`: fault → Slack through serve, over --runs runs, and the table. */
+async function live(scenario: string, options: CommandInput<typeof LAB_OPTIONS>['options']): Promise<number> {
+  const fail = (m: string) => {
+    console.error(`kafka-why lab ${scenario} --live: ${m}`)
+    return 2
+  }
+  const runs = Number(options.runs)
+  if (!Number.isInteger(runs) || runs < 1) return fail(`--runs must be a positive whole number, got '${options.runs}'`)
+  const timeoutMs = parseInterval(options.timeout)
+  if (timeoutMs === undefined) return fail(`--timeout takes a duration (e.g. 60s), got '${options.timeout}'`)
+  const watchable = await watchableScenarios()
+  if (!watchable.includes(scenario)) return fail(`this scenario does not start serve before its fault; --live runs ${watchable.join(', ')}`)
+  try {
+    const results = await measureLiveSlack(scenario, runs, { timeoutMs, outDir: options.out, kafkaVersion: options.kafkaVersion, keepDir: options.keep, log: (l) => console.log(l) })
+    console.log(`\n${liveSlackTable(results)}`)
+    for (const r of results) if (r.dir) console.log(`run ${r.run}: serve.log, alerts.jsonl and slack.jsonl kept in ${r.dir}`)
+    const invalid = results.flatMap((r) => r.problems)
+    if (invalid.length) console.error(`Slack would have refused: ${[...new Set(invalid)].slice(0, 5).join('; ')}`)
+    return results.every((r) => r.postedAt !== undefined) && invalid.length === 0 ? 0 : 1
+  } catch (err) {
+    return fail((err as Error).message)
   }
 }
 

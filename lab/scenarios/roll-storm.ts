@@ -6,7 +6,7 @@ import { startCluster } from '../cluster.js'
 import { LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
 import { startJavaTool } from '../java-tool.js'
 import { atLeast, incidentSlug, kafkaLabel, labCommand } from '../kafka-versions.js'
-import type { Scenario, ScenarioContext, ScenarioExpectation, ScenarioOutcome } from '../scenario.js'
+import { startWatching, type Scenario, type ScenarioContext, type ScenarioExpectation, type ScenarioOutcome } from '../scenario.js'
 import { countLines, createTopic } from '../session-stall.js'
 import { fileHasLine, waitFor } from '../wait-for.js'
 
@@ -83,11 +83,13 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
     brokerConfig: limit === 'address-space' ? { 'log.index.size.max.bytes': String(INDEX_MAX_BYTES) } : {},
   })
   const broker = cluster.brokers[0]
+  const expect: ScenarioExpectation = { topRule: 'roll_storm_resource_exhaustion', absentRules: ['fd_exhaustion'] }
   const recorder = new ScrapeRecorder(cluster)
   const clientsDir = join(ctx.workDir, 'clients')
   mkdirSync(clientsDir, { recursive: true })
   let producer: ReturnType<typeof startJavaTool> | undefined
   try {
+    const watching = startWatching(ctx, cluster, expect)
     await createTopic(cluster, TOPIC, PARTITIONS, 1, {})
     recorder.start()
     producer = startJavaTool(
@@ -106,6 +108,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
       ctx.log(`broker address space limited to ${(asLimitBytes / 2 ** 20).toFixed(0)} MiB`)
     }
     const before = await readConfigFacts(cluster, [TOPIC], Date.now())
+    await watching()
     const faultAt = Date.now()
     ctx.log(`setting segment.ms=${SEGMENT_MS} on ${TOPIC}`)
     await alterTopicConfig(cluster.bootstrap, TOPIC, { 'segment.ms': SEGMENT_MS })
@@ -136,7 +139,6 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
       'LogDirFailureChannel errors': countLines(server, /\(org\.apache\.kafka\.storage\.internals\.log\.LogDirFailureChannel\)/),
       'broker halted': broker.process.alive() ? 'no' : 'yes',
     }
-    const expect: ScenarioExpectation = { topRule: 'roll_storm_resource_exhaustion', absentRules: ['fd_exhaustion'] }
     writeIncident({
       outDir: ctx.outDir,
       cluster,
@@ -210,5 +212,6 @@ export const scenario: Scenario = {
   name: 'roll-storm',
   summary: `segment.ms=100 on a loaded 6-partition topic, broker limited to ${FD_LIMIT} open files, until Too many open files and log dir failure`,
   needs: { seconds: 70, memoryMb: 800, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
+  watchable: true,
   run,
 }

@@ -7,5 +7,6 @@ export const scenario: Scenario = {
   name: 'stw-sigstop',
   summary: 'SIGSTOP of one of 3 ZooKeeper-mode brokers for 9 s under producer load: a session expiry that is not a JVM pause',
   needs: { seconds: 80, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  watchable: true,
   run: (ctx) => runSessionStall(ctx, 'sigstop', incidentSlug('stw-sigstop', ctx.runtime.version)),
 }

@@ -7,5 +7,6 @@ export const scenario: Scenario = {
   name: 'stw',
   summary: 'safepoint stall of 9 s on one of 3 ZooKeeper-mode brokers under producer load (6 s session)',
   needs: { seconds: 80, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  watchable: true,
   run: (ctx) => runSessionStall(ctx, 'safepoint', incidentSlug('stw', ctx.runtime.version)),
 }
