@@ -31,6 +31,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'direct-memory-oom': () => import('./scenarios/direct-memory-oom.js'),
   'unclean-election': () => import('./scenarios/unclean-election.js'),
   'broker-partitioned': () => import('./scenarios/broker-partitioned.js'),
+  'follower-slowed': () => import('./scenarios/follower-slowed.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
