@@ -112,3 +112,46 @@ export function deviceNumbers(device: string): string {
   const name = device.replace(/^\/dev\//, '')
   return readFileSync(`/sys/class/block/${name}/dev`, 'utf8').trim()
 }
+
+/** Limits of blkio's throttle files, per device; a missing one is left unlimited. */
+export type DeviceThrottle = { readBps?: number; writeBps?: number; readIops?: number; writeIops?: number }
+
+const THROTTLE_FILES: Record<keyof DeviceThrottle, string> = {
+  readBps: 'blkio.throttle.read_bps_device',
+  writeBps: 'blkio.throttle.write_bps_device',
+  readIops: 'blkio.throttle.read_iops_device',
+  writeIops: 'blkio.throttle.write_iops_device',
+}
+
+/** Why a block device cannot be throttled here (blkio throttle files of cgroup v1), or undefined. */
+export function deviceThrottleUnavailable(): string | undefined {
+  return cgroupUnavailable('blkio', Object.values(THROTTLE_FILES))
+}
+
+/**
+ * Throttles every I/O to one block device in the root blkio cgroup, so the kernel's flusher and
+ * journal threads are held to it as well as the processes writing: the device is slow for everyone,
+ * as a failing or saturated disk is. Meant for a loop device only the lab uses. Returns the undo,
+ * which writes 0 (no limit) for each file it set; idempotent.
+ */
+export function throttleDevice(device: string, limits: DeviceThrottle): () => void {
+  const reason = deviceThrottleUnavailable()
+  if (reason) throw new FaultUnavailable(reason)
+  const dev = deviceNumbers(device)
+  const set: string[] = []
+  const undo = () => {
+    for (const file of set.splice(0)) writeFileSync(join(CGROUP_ROOT, 'blkio', file), `${dev} 0`)
+  }
+  try {
+    for (const [key, file] of Object.entries(THROTTLE_FILES) as [keyof DeviceThrottle, string][]) {
+      const v = limits[key]
+      if (v === undefined) continue
+      writeFileSync(join(CGROUP_ROOT, 'blkio', file), `${dev} ${v}`)
+      set.push(file)
+    }
+  } catch (err) {
+    undo()
+    throw err
+  }
+  return undo
+}
