@@ -32,6 +32,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'unclean-election': () => import('./scenarios/unclean-election.js'),
   'broker-partitioned': () => import('./scenarios/broker-partitioned.js'),
   'follower-slowed': () => import('./scenarios/follower-slowed.js'),
+  'quota-throttled': () => import('./scenarios/quota-throttled.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
