@@ -1,4 +1,5 @@
 import { encodeVersion } from '../../signals/units.js'
+import { configFacts } from '../admin/config-facts.js'
 import { errnoLabels, errnoMatcher, JVM_OS_MATCHERS, OOM_RE, oomKind } from './jvm-os-matchers.js'
 import { FAILURE_MATCHERS } from './failure-matchers.js'
 import { LiteralScanner } from './literal-scanner.js'
@@ -574,6 +575,25 @@ export const MATCHERS: readonly Matcher[] = [
     // The cause is text with at most one "()" inside, written so that only one split of it can match.
     re: /^\[(Full GC|GC)(?: pause)? ?(?:\(([^()]*(?:\(\)[^()]*)?)\))?(?: \((young|mixed)\))?(?: \(initial-mark\))?/,
     build: (m, r) => jdk8Pause(m, r),
+  },
+  // 36. Kafka 3.x ZkConfigManager "Processing override for entityPath: topics/LoadTestingTopic with config:
+  //     HashMap(segment.ms -> 100)" (lab-roll-storm on 3.9.1 and 3.6.2): a topic's config overrides as the
+  //     broker applies them, as facts (config-facts.ts), so a config change that is about to break the
+  //     broker is known the moment the broker takes it, not at the admin poller's next config read.
+  {
+    literals: ['Processing override for entityPath: topics/'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /^Processing override for entityPath: topics\/(\S+) with config: \w*Map\((.*)\)$/,
+    build: (m) => {
+      const configs: Record<string, { value: string }> = {}
+      // "k -> v, k2 -> v2"; a value may hold ", " itself (throttled replica lists), a key never does.
+      for (const pair of m[2].split(/, (?=[a-z][a-z0-9._-]* -> )/)) {
+        const at = pair.indexOf(' -> ')
+        if (at > 0) configs[pair.slice(0, at)] = { value: pair.slice(at + 4) }
+      }
+      return [...configFacts(configs)].map(([name, f]) => ({ name, value: f.value, labels: { topic: m[1] } }))
+    },
   },
   // J1-J10. JVM banners on stdout and the C library's errno texts (jvm-os-matchers.ts).
   ...JVM_OS_MATCHERS,

@@ -218,6 +218,20 @@ const kafkaRows: Row[] = [
     '[2024-01-10 09:00:02,000] ERROR Error while accepting connection (kafka.network.Acceptor)\njava.io.IOException: 打开的文件过多\n\tat sun.nio.ch.ServerSocketChannelImpl.accept0(Native Method)',
     [{ name: 'fd.exhausted' }],
   ],
+  [
+    'Kafka 3.9.1 ZkConfigManager topic override as the broker applies it (lab-roll-storm): a config fact',
+    '[2026-11-29 20:10:50,388] INFO Processing override for entityPath: topics/LoadTestingTopic with config: HashMap(segment.ms -> 100) (kafka.server.ZkConfigManager)',
+    [{ name: 'config.segment_ms', value: 100, labels: { topic: 'LoadTestingTopic' } }],
+  ],
+  [
+    // Scala 2.13 Map.toString of the topic's whole override set; keys without a catalogue fact give nothing.
+    'Kafka 3.x ZkConfigManager override with several keys, one value holding ", "',
+    '[2026-11-29 20:10:50,388] INFO Processing override for entityPath: topics/orders with config: HashMap(leader.replication.throttled.replicas -> 0:1, 1:2, retention.ms -> 3600000, min.insync.replicas -> 2) (kafka.server.ZkConfigManager)',
+    [
+      { name: 'config.retention_ms', value: 3_600_000, labels: { topic: 'orders' } },
+      { name: 'config.min_insync_replicas', value: 2, labels: { topic: 'orders' } },
+    ],
+  ],
 ]
 
 const clientRows: Row[] = [
