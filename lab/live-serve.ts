@@ -136,6 +136,8 @@ export const signalKey = (s: Pick<Signal, 'name' | 'at' | 'broker'>) => `${s.nam
 export class StoreWatcher {
   /** signalKey → epoch ms first seen. */
   readonly seen = new Map<string, number>()
+  /** signalKey → the signal's source (`log:<path>:<line>` for a log line). */
+  readonly sources = new Map<string, string>()
   /** fingerprint → when it was first seen firing (this firing), the record as first seen firing, and its latest record. */
   readonly alerts = new Map<string, { at: number; first: AlertRecord; record: AlertRecord }>()
   private polling = false
@@ -156,7 +158,13 @@ export class StoreWatcher {
           if (this.o.names.length) {
             for (const broker of this.o.brokers) {
               const byName = await this.store.querySeries({ cluster: LAB_CLUSTER_NAME, broker, names: [...this.o.names], from: now - 120_000, to: now + 60_000 })
-              for (const list of byName.values()) for (const s of list) if (!this.seen.has(signalKey(s))) this.seen.set(signalKey(s), now)
+              for (const list of byName.values()) {
+                for (const s of list) {
+                  if (this.seen.has(signalKey(s))) continue
+                  this.seen.set(signalKey(s), now)
+                  if (s.source) this.sources.set(signalKey(s), s.source)
+                }
+              }
             }
           }
           for (const a of await this.store.listAlerts()) this.note(a, now)
@@ -180,12 +188,19 @@ export class StoreWatcher {
 
   /** When a signal of one of `names` stamped `at` on `broker` was first seen in the store. */
   storedAt(names: readonly string[], at: number | undefined, broker: string | undefined): number | undefined {
+    return this.firstStored(names, at, broker)?.[1]
+  }
+
+  /** The first-stored signal of one of `names` stamped `at` on `broker`: its key, when it was seen, its source. */
+  firstStored(names: readonly string[], at: number | undefined, broker: string | undefined): [key: string, seenAt: number, source?: string] | undefined {
     if (at === undefined) return undefined
-    const times = [...this.seen].filter(([k]) => {
+    const hits = [...this.seen].filter(([k]) => {
       const [name, t, b] = k.split('|')
       return Number(t) === at && names.includes(name) && (broker === undefined || b === broker)
     })
-    return times.length ? Math.min(...times.map(([, t]) => t)) : undefined
+    if (!hits.length) return undefined
+    const [key, seenAt] = hits.reduce((a, b) => (b[1] < a[1] ? b : a))
+    return [key, seenAt, this.sources.get(key)]
   }
 
   private note(a: AlertRecord, now: number): void {

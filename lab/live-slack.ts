@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { observedSignalsOfRule } from '../dsl/signals-of-rule.js'
@@ -50,6 +50,8 @@ export type LiveSlackResult = {
   broker?: string
   /** The newest signal of the match when the alert first fired, by the broker's own clock. */
   evidenceAt?: number
+  /** When the line of that signal was in the broker's log file (its size sampled every 100 ms), for a log signal. */
+  writtenAt?: number
   /** When that signal was first seen in serve's store. */
   storedAt?: number
   /** When the alert was first seen firing in the store. */
@@ -91,6 +93,9 @@ export class LiveSlackWatch {
   private expected: string[] = []
   /** Rule id → the signals its match rests on, for the evidence → stored leg. */
   private observed = new Map<string, string[]>()
+  /** Each followed log file's size over time (a sample whenever it changed), to tell when a line was written. */
+  private readonly growth = new Map<string, { at: number; size: number }[]>()
+  private sampler?: NodeJS.Timeout
 
   constructor(private readonly opts: LiveSlackOptions = {}) {
     this.redisUrl = opts.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -106,6 +111,8 @@ export class LiveSlackWatch {
     for (const r of rules) if (this.expected.includes(r.id)) this.observed.set(r.id, observedSignalsOfRule(r))
     const missing = this.expected.filter((id) => !this.observed.has(id))
     if (missing.length === this.expected.length) throw new Error(`no rule ${missing.join(', ')} in ${join(build, 'rules')}`)
+    for (const b of cluster.brokers) for (const f of [b.serverLog, b.gcLog]) this.growth.set(f, [])
+    this.sampler = setInterval(() => this.sampleSizes(), 100)
     await this.slack.start()
     const listenPort = await freePort()
     const botPort = await freePort()
@@ -171,7 +178,39 @@ export class LiveSlackWatch {
     result.evidenceAt = r.evidenceAt
     // Seen by a 100 ms poll, it can look later than the post it caused: the post bounds it.
     result.alertAt = Math.min(alert.at, call.at)
-    result.storedAt = this.watcher!.storedAt(this.observed.get(r.ruleId) ?? [], r.evidenceAt, r.broker)
+    const stored = this.watcher!.firstStored(this.observed.get(r.ruleId) ?? [], r.evidenceAt, r.broker)
+    result.storedAt = stored?.[1]
+    result.writtenAt = this.writtenAt(stored?.[2])
+  }
+
+  private sampleSizes(): void {
+    const now = Date.now()
+    for (const [file, samples] of this.growth) {
+      try {
+        const size = statSync(file).size
+        if (samples.at(-1)?.size !== size) samples.push({ at: now, size })
+      } catch {
+        // not there yet, or gone with its broker
+      }
+    }
+  }
+
+  /** When the file held all of line N of a `log:<path>:<N>` source: the first size sample past the line's end. */
+  private writtenAt(source: string | undefined): number | undefined {
+    const m = source ? /^log:(.+):(\d+)$/.exec(source) : null
+    const samples = m ? this.growth.get(m[1]) : undefined
+    if (!m || !samples) return undefined
+    try {
+      const text = readFileSync(m[1])
+      let end = -1
+      for (let line = 0; line < Number(m[2]); line++) {
+        end = text.indexOf(10, end + 1)
+        if (end < 0) return undefined
+      }
+      return samples.find((s) => s.size > end)?.at
+    } catch {
+      return undefined
+    }
   }
 
   /** The Slack calls and their problems, into the result. */
@@ -182,6 +221,7 @@ export class LiveSlackWatch {
 
   /** Stops serve, the poller and the stand-in; removes the run's keys, and its directory unless kept. */
   async close(keep: boolean): Promise<void> {
+    clearInterval(this.sampler)
     await this.watcher?.stop()
     await this.serve?.stop()
     writeFileSync(join(this.dir, 'slack.jsonl'), this.slack.calls.map((c) => JSON.stringify(c)).join('\n') + '\n')
@@ -241,18 +281,19 @@ const leg = (to: number | undefined, from: number | undefined) => (to === undefi
 /** One line: the cause named, the total and each leg, or why not. */
 export function describeLiveResult(r: LiveSlackResult): string {
   if (r.postedAt === undefined) return r.note ?? 'no message'
-  return `${r.rule ?? '?'} on broker ${r.broker ?? '-'}: fault → Slack ${sec(leg(r.postedAt, r.faultAt))} (evidence ${sec(leg(r.evidenceAt, r.faultAt))}, stored ${sec(leg(r.storedAt, r.evidenceAt))}, alert ${sec(leg(r.alertAt, r.storedAt))}, posted ${sec(leg(r.postedAt, r.alertAt))}); ${r.calls} Slack calls, ${r.problems.length} invalid`
+  return `${r.rule ?? '?'} on broker ${r.broker ?? '-'}: fault → Slack ${sec(leg(r.postedAt, r.faultAt))} (evidence ${sec(leg(r.evidenceAt, r.faultAt))}, stored ${sec(leg(r.storedAt, r.evidenceAt))} of which in the file ${sec(leg(r.writtenAt, r.evidenceAt))}, alert ${sec(leg(r.alertAt, r.storedAt))}, posted ${sec(leg(r.postedAt, r.alertAt))}); ${r.calls} Slack calls, ${r.problems.length} invalid`
 }
 
 /** The table `lab <scenario> --live` prints: one row per run, then p50 and worst of fault → Slack per scenario. */
 export function liveSlackTable(results: LiveSlackResult[]): string {
-  const head = ['scenario', 'run', 'cause named', 'fault→evidence', 'evidence→stored', 'stored→alert', 'alert→posted', 'fault→Slack', 'invalid']
+  const head = ['scenario', 'run', 'cause named', 'fault→evidence', 'evidence→stored', '(→in file)', 'stored→alert', 'alert→posted', 'fault→Slack', 'invalid']
   const rows = results.map((r) => [
     r.scenario,
     String(r.run),
     r.postedAt === undefined ? `none: ${r.note ?? ''}` : `${r.rule} (broker ${r.broker ?? '-'})`,
     sec(leg(r.evidenceAt, r.faultAt)),
     sec(leg(r.storedAt, r.evidenceAt)),
+    sec(leg(r.writtenAt, r.evidenceAt)),
     sec(leg(r.alertAt, r.storedAt)),
     sec(leg(r.postedAt, r.alertAt)),
     sec(leg(r.postedAt, r.faultAt)),
