@@ -33,6 +33,8 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'broker-partitioned': () => import('./scenarios/broker-partitioned.js'),
   'follower-slowed': () => import('./scenarios/follower-slowed.js'),
   'quota-throttled': () => import('./scenarios/quota-throttled.js'),
+  'sasl-auth-failure': () => import('./scenarios/sasl-auth-failure.js'),
+  'tls-handshake-failure': () => import('./scenarios/tls-handshake-failure.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */

@@ -1,0 +1,79 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pause, runFaultScenario } from '../fault-scenario.js'
+import { startJavaTool } from '../java-tool.js'
+import type { Scenario } from '../scenario.js'
+import { countLines } from '../session-stall.js'
+
+const LISTENER = 'SASL_PLAINTEXT'
+const BAD_CLIENT_MS = 60_000
+
+/**
+ * A client with a wrong password on a SASL/PLAIN listener: every broker has a SASL_PLAINTEXT listener
+ * beside its PLAINTEXT one (PLAIN users from the listener's JAAS entry), and a second producer connects
+ * to it as user alice with a password the brokers do not know, for a minute. The brokers refuse every
+ * authentication; the first producer, on PLAINTEXT, is unaffected.
+ */
+export const scenario: Scenario = {
+  name: 'sasl-auth-failure',
+  summary: `a producer with a wrong password on a SASL_PLAINTEXT (PLAIN) listener for ${BAD_CLIENT_MS / 1000} s: every authentication refused`,
+  needs: { seconds: 130, memoryMb: 1_100, ports: 'ZooKeeper 1, brokers 3 (2 listeners each), exporters 3 (dynamic, 127.0.0.1)' },
+  run: (ctx) => {
+    let badExit: number | string = ''
+    return runFaultScenario(ctx, {
+      slug: 'lab-sasl-auth-failure',
+      title: 'a client with a wrong password on a SASL/PLAIN listener: authentication refused',
+      brokers: 3,
+      cluster: {
+        extraListeners: [{ name: LISTENER, protocol: 'SASL_PLAINTEXT' }],
+        brokerConfig: {
+          'sasl.enabled.mechanisms': 'PLAIN',
+          'listener.name.sasl_plaintext.plain.sasl.jaas.config':
+            'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";',
+        },
+      },
+      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
+      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
+      warmupMs: 10_000,
+      pickTarget: () => 1,
+      async inject(env) {
+        const config = join(env.clientsDir, 'sasl-client.properties')
+        writeFileSync(
+          config,
+          [
+            `bootstrap.servers=${env.cluster.brokers.map((b) => `127.0.0.1:${b.listenerPorts[LISTENER]}`).join(',')}`,
+            'security.protocol=SASL_PLAINTEXT',
+            'sasl.mechanism=PLAIN',
+            'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="not-alices-password";',
+            'client.id=billing-producer',
+            'acks=all',
+          ].join('\n') + '\n',
+        )
+        const bad = startJavaTool(
+          env.ctx.runtime,
+          'org.apache.kafka.tools.ProducerPerformance',
+          ['--topic', 'orders', '--num-records', '100000000', '--record-size', '512', '--throughput', '50', '--producer.config', config],
+          { stdoutFile: join(env.clientsDir, 'sasl-producer.out'), logFile: join(env.clientsDir, 'sasl-producer.log') },
+        )
+        await Promise.race([pause(BAD_CLIENT_MS), bad.exited])
+        badExit = bad.alive() ? `still running after ${BAD_CLIENT_MS / 1000} s, stopped` : `exited (${await bad.exited})`
+        await bad.stop(2_000)
+      },
+      async aftermath() {
+        await pause(5_000)
+      },
+      measure(env) {
+        return {
+          'wrong-password producer': badExit,
+          '"Failed authentication with" lines (broker 1)': countLines(env.target.serverLog, /Failed authentication with/),
+          '"Failed authentication with" lines (all brokers)': env.cluster.brokers.reduce((n, b) => n + countLines(b.serverLog, /Failed authentication with/), 0),
+          '"Invalid username or password" lines (wrong-password producer\'s log)': countLines(join(env.clientsDir, 'sasl-producer.log'), /Invalid username or password/),
+          'producer error lines (PLAINTEXT producer)': countLines(join(env.clientsDir, 'producer.log'), / (?:WARN|ERROR) /),
+        }
+      },
+      whatWasDone: () =>
+        `every broker had a second listener, \`${LISTENER}\` with \`sasl.enabled.mechanisms=PLAIN\` and the users admin and alice in \`listener.name.sasl_plaintext.plain.sasl.jaas.config\` (PLAINTEXT stayed the inter-broker listener). A second \`kafka-producer-perf-test\` (client id \`billing-producer\`, 50 records/s) connected to that listener as alice with a wrong password (\`security.protocol=SASL_PLAINTEXT\`, \`sasl.mechanism=PLAIN\`) for ${BAD_CLIENT_MS / 1000} s. Its own log is not part of the recording (only the PLAINTEXT producer's is); the figures below count it.`,
+      expect: { topRule: 'sasl_authentication_failures', absentRules: ['tls_handshake_failures', 'advertised_listener_unreachable'] },
+    })
+  },
+}

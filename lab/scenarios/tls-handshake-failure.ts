@@ -1,0 +1,108 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pause, runFaultScenario } from '../fault-scenario.js'
+import { startJavaTool } from '../java-tool.js'
+import { firstReason, needsCommand, runOrThrow } from '../faults/requirements.js'
+import type { Scenario } from '../scenario.js'
+import { countLines } from '../session-stall.js'
+
+const LISTENER = 'SSL'
+const BAD_CLIENT_MS = 60_000
+const PASS = 'lab-store-pass'
+
+/** A self-signed key pair in a PKCS12 store (keytool from the JDK). */
+function selfSigned(store: string, alias: string, dname: string, san?: string): void {
+  runOrThrow(
+    'keytool',
+    ['-genkeypair', '-alias', alias, '-keyalg', 'RSA', '-keysize', '2048', '-dname', dname, ...(san ? ['-ext', `SAN=${san}`] : []), '-validity', '30',
+      '-storetype', 'PKCS12', '-keystore', store, '-storepass', PASS, '-keypass', PASS],
+    'generating a lab key pair',
+  )
+}
+
+/**
+ * A client that does not trust the brokers' certificate: every broker has an SSL listener beside its
+ * PLAINTEXT one, with a self-signed certificate the lab generates (keytool), and a second producer
+ * connects to it with a trust store holding only another, unrelated certificate, for a minute. Every
+ * TLS handshake fails (PKIX path building); the PLAINTEXT producer is unaffected.
+ */
+export const scenario: Scenario = {
+  name: 'tls-handshake-failure',
+  summary: `a producer whose trust store lacks the brokers' certificate on an SSL listener for ${BAD_CLIENT_MS / 1000} s: every TLS handshake fails`,
+  needs: { seconds: 130, memoryMb: 1_100, ports: 'ZooKeeper 1, brokers 3 (2 listeners each), exporters 3 (dynamic, 127.0.0.1)' },
+  requires: 'keytool (the JDK)',
+  unavailable: () => firstReason(needsCommand('keytool', 'openjdk-17-jdk-headless')),
+  run: (ctx) => {
+    const tls = join(ctx.workDir, 'tls')
+    let badExit: number | string = ''
+    return runFaultScenario(ctx, {
+      slug: 'lab-tls-handshake-failure',
+      title: 'a client that does not trust the brokers\' certificate: TLS handshakes fail',
+      brokers: 3,
+      prepare() {
+        mkdirSync(tls, { recursive: true })
+        selfSigned(join(tls, 'broker.p12'), 'broker', 'CN=localhost', 'ip:127.0.0.1,dns:localhost')
+        selfSigned(join(tls, 'other.p12'), 'other', 'CN=Some Other CA')
+        runOrThrow('keytool', ['-exportcert', '-alias', 'other', '-keystore', join(tls, 'other.p12'), '-storepass', PASS, '-file', join(tls, 'other.crt')], 'exporting a lab certificate')
+        runOrThrow(
+          'keytool',
+          ['-importcert', '-noprompt', '-alias', 'other', '-file', join(tls, 'other.crt'), '-storetype', 'PKCS12', '-keystore', join(tls, 'client-trust.p12'), '-storepass', PASS],
+          'building the client trust store',
+        )
+        return () => undefined
+      },
+      cluster: {
+        extraListeners: [{ name: LISTENER, protocol: 'SSL' }],
+        brokerConfig: {
+          'listener.name.ssl.ssl.keystore.type': 'PKCS12',
+          'listener.name.ssl.ssl.keystore.location': join(tls, 'broker.p12'),
+          'listener.name.ssl.ssl.keystore.password': PASS,
+          'listener.name.ssl.ssl.key.password': PASS,
+        },
+      },
+      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
+      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
+      warmupMs: 10_000,
+      pickTarget: () => 1,
+      async inject(env) {
+        const config = join(env.clientsDir, 'ssl-client.properties')
+        writeFileSync(
+          config,
+          [
+            `bootstrap.servers=${env.cluster.brokers.map((b) => `127.0.0.1:${b.listenerPorts[LISTENER]}`).join(',')}`,
+            'security.protocol=SSL',
+            'ssl.truststore.type=PKCS12',
+            `ssl.truststore.location=${join(tls, 'client-trust.p12')}`,
+            `ssl.truststore.password=${PASS}`,
+            'client.id=billing-producer',
+            'acks=all',
+          ].join('\n') + '\n',
+        )
+        const bad = startJavaTool(
+          env.ctx.runtime,
+          'org.apache.kafka.tools.ProducerPerformance',
+          ['--topic', 'orders', '--num-records', '100000000', '--record-size', '512', '--throughput', '50', '--producer.config', config],
+          { stdoutFile: join(env.clientsDir, 'ssl-producer.out'), logFile: join(env.clientsDir, 'ssl-producer.log') },
+        )
+        await Promise.race([pause(BAD_CLIENT_MS), bad.exited])
+        badExit = bad.alive() ? `still running after ${BAD_CLIENT_MS / 1000} s, stopped` : `exited (${await bad.exited})`
+        await bad.stop(2_000)
+      },
+      async aftermath() {
+        await pause(5_000)
+      },
+      measure(env) {
+        return {
+          'untrusting producer': badExit,
+          '"Failed authentication with … (SSL handshake failed)" lines (broker 1)': countLines(env.target.serverLog, /Failed authentication with .*SSL handshake failed/),
+          '"Failed authentication with" lines (all brokers)': env.cluster.brokers.reduce((n, b) => n + countLines(b.serverLog, /Failed authentication with/), 0),
+          '"PKIX path building failed" lines (untrusting producer\'s log)': countLines(join(env.clientsDir, 'ssl-producer.log'), /PKIX path building failed/),
+          'producer error lines (PLAINTEXT producer)': countLines(join(env.clientsDir, 'producer.log'), / (?:WARN|ERROR) /),
+        }
+      },
+      whatWasDone: () =>
+        `every broker had a second listener, \`${LISTENER}\`, whose key store held a self-signed certificate for CN=localhost (SAN ip:127.0.0.1) made by \`keytool -genkeypair\` before the start (PLAINTEXT stayed the inter-broker listener). A second \`kafka-producer-perf-test\` (client id \`billing-producer\`, 50 records/s) connected to that listener with \`security.protocol=SSL\` and a trust store holding only an unrelated self-signed certificate (CN=Some Other CA), for ${BAD_CLIENT_MS / 1000} s. Its own log is not part of the recording (only the PLAINTEXT producer's is); the figures below count it.`,
+      expect: { topRule: 'tls_handshake_failures', absentRules: ['sasl_authentication_failures', 'certificate_expired', 'advertised_listener_unreachable'] },
+    })
+  },
+}
