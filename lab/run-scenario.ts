@@ -29,6 +29,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'partition-dir-removed': () => import('./scenarios/partition-dir-removed.js'),
   'cpu-starved': () => import('./scenarios/cpu-starved.js'),
   'direct-memory-oom': () => import('./scenarios/direct-memory-oom.js'),
+  'oom-killed': () => import('./scenarios/oom-killed.js'),
   'unclean-election': () => import('./scenarios/unclean-election.js'),
   'broker-partitioned': () => import('./scenarios/broker-partitioned.js'),
   'follower-slowed': () => import('./scenarios/follower-slowed.js'),
