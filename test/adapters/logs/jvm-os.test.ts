@@ -157,6 +157,32 @@ describe('adapters/logs/jvm-os-matchers: OutOfMemoryError kinds', () => {
   })
 })
 
+describe('adapters/logs/jvm-os-matchers: OutOfMemoryError records recorded in the fault lab (Kafka 3.9.1, JDK 17)', () => {
+  it('direct memory: a network thread reading a 16 MiB request under -XX:MaxDirectMemorySize=8m (lab-direct-memory-oom)', () => {
+    const text = [
+      '[2026-12-01 15:02:32,425] ERROR Processor got uncaught exception. (kafka.network.Processor)',
+      'java.lang.OutOfMemoryError: Cannot reserve 16777346 bytes of direct buffer memory (allocated: 145993, limit: 8388608)',
+      '\tat java.base/java.nio.Bits.reserveMemory(Bits.java:178)',
+      '\tat java.base/java.nio.DirectByteBuffer.<init>(DirectByteBuffer.java:121)',
+      '\tat java.base/java.nio.ByteBuffer.allocateDirect(ByteBuffer.java:332)',
+      '',
+    ].join('\n')
+    expect(named(text, 'jvm.oom')).toEqual([{ name: 'jvm.oom', labels: { kind: 'direct' } }])
+  })
+
+  it('native thread: a request handler pool resized at the pids cgroup limit (lab-threads-exhausted)', () => {
+    const text = [
+      '[2026-12-01 15:31:43,380] ERROR [/config/changes-event-process-thread]: Error due to (kafka.common.ZkNodeChangeNotificationListener$ChangeEventProcessThread)',
+      'java.lang.OutOfMemoryError: unable to create native thread: possibly out of memory or process/resource limits reached',
+      '\tat java.base/java.lang.Thread.start0(Native Method)',
+      '\tat java.base/java.lang.Thread.start(Thread.java:809)',
+      '\tat kafka.server.KafkaRequestHandlerPool.createHandler(KafkaRequestHandler.scala:220)',
+      '',
+    ].join('\n')
+    expect(named(text, 'jvm.oom')).toEqual([{ name: 'jvm.oom', labels: { kind: 'native_thread' } }])
+  })
+})
+
 describe('adapters/logs/jvm-os-matchers: JVM banners on stdout', () => {
   it('native OOM: commit_memory warning and banner (wurstmeister/kafka-docker#357, musl "Out of memory")', () => {
     // https://github.com/wurstmeister/kafka-docker/issues/357, without its docker-compose prefix.
