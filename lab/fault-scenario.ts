@@ -7,7 +7,7 @@ import { startJavaTool } from './java-tool.js'
 import type { ManagedProcess } from './managed-process.js'
 import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 import { RssSampler } from './rss-sampler.js'
-import { createTopic } from './session-stall.js'
+import { activeKraftController, createTopic } from './session-stall.js'
 import { waitFor } from './wait-for.js'
 
 /** What a fault scenario's steps get: the running cluster, the broker under test, and the run's clock. */
@@ -16,7 +16,7 @@ export type FaultEnv = {
   cluster: LabCluster
   /** The broker the fault is aimed at and whose diagnosis is asked for. */
   target: LabBroker
-  /** The active controller when the fault was injected (ZooKeeper mode), -1 when unknown. */
+  /** The active controller when the fault was injected (KRaft: the node last logging that it became it), -1 when unknown. */
   controller: number
   /** Epoch ms of the injection (0 before it). */
   faultAt: number
@@ -27,6 +27,8 @@ export type FaultEnv = {
 /** One fault scenario, declared: the harness starts, loads, injects, waits, records and cleans up. */
 export type FaultScenarioSpec = {
   slug: string
+  /** ZooKeeper-mode brokers (default) or KRaft combined broker+controller nodes. */
+  mode?: 'zk' | 'kraft'
   /** The README's title after the slug. */
   title: string
   brokers: number
@@ -140,12 +142,13 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
   let rss: RssSampler | undefined
   try {
     if (spec.prepare) undos.push(await spec.prepare(ctx.workDir, dataDirOf))
-    ctx.log(`starting ZooKeeper and ${spec.brokers} broker(s)`)
-    cluster = await startCluster({ heapMb: 320, ...spec.cluster, brokers: spec.brokers, mode: 'zk', dir: ctx.workDir })
+    const mode = spec.mode ?? 'zk'
+    ctx.log(mode === 'zk' ? `starting ZooKeeper and ${spec.brokers} broker(s)` : `starting ${spec.brokers} KRaft node(s)`)
+    cluster = await startCluster({ heapMb: 320, ...spec.cluster, brokers: spec.brokers, mode, dir: ctx.workDir })
     const clientsDir = join(ctx.workDir, 'clients')
     mkdirSync(clientsDir, { recursive: true })
     await ensureTopic(cluster, spec)
-    const controller = await zkController(cluster)
+    const controller = mode === 'zk' ? await zkController(cluster) : activeKraftController(cluster)
     const targetId = spec.pickTarget?.(cluster, controller) ?? cluster.brokers.find((b) => b.id !== controller)?.id ?? 1
     const target = cluster.brokers.find((b) => b.id === targetId)!
     const env: FaultEnv = { ctx, cluster, target, controller, faultAt: 0, clientsDir }
@@ -201,7 +204,7 @@ function faultReadme(spec: FaultScenarioSpec, env: FaultEnv, measured: Record<st
       : `Broker ${env.target.id}: \`${expect.topRule}\` ranks first${expect.alsoTop?.length ? ` (or ${expect.alsoTop.map((r) => `\`${r}\``).join(', ')})` : ''}${expect.absentRules.length ? `; ${expect.absentRules.map((r) => `\`${r}\``).join(', ')} must not fire` : ''}.`
   return `# ${spec.slug}: ${spec.title}
 
-Recorded by \`npm run lab -- ${spec.slug.replace(/^lab-/, '')}\` on a real Apache Kafka 3.9 cluster (ZooKeeper mode, ${spec.brokers} broker(s),
+Recorded by \`npm run lab -- ${spec.slug.replace(/^lab-/, '')}\` on a real Apache Kafka 3.9 cluster (${spec.mode === 'kraft' ? `KRaft mode, ${spec.brokers} combined broker+controller nodes` : `ZooKeeper mode, ${spec.brokers} broker(s)`},
 OpenJDK 17) on 127.0.0.1. Every line in the logs was written by those processes; nothing was edited.
 Cluster name \`${LAB_CLUSTER_NAME}\`, timestamps UTC. The cluster's directory was a neutral temporary path, so no
 log line names the scenario. The files were copied at the end of the observation window, before the lab stopped
@@ -217,7 +220,7 @@ ${measuredTable(measured)}
 
 ## Files
 
-${clusterFilesTable('zk', ' before the fault')}
+${clusterFilesTable(spec.mode ?? 'zk', ' before the fault')}
 
 ## Expected diagnosis
 

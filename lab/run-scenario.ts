@@ -37,6 +37,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'quota-throttled': () => import('./scenarios/quota-throttled.js'),
   'sasl-auth-failure': () => import('./scenarios/sasl-auth-failure.js'),
   'tls-handshake-failure': () => import('./scenarios/tls-handshake-failure.js'),
+  'kraft-quorum-loss': () => import('./scenarios/kraft-quorum-loss.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */

@@ -28,7 +28,7 @@ export function countLines(path: string, pattern: RegExp): number {
 }
 
 /** The active KRaft controller: the node whose log last says it became the active controller. */
-function activeKraftController(cluster: LabCluster): number {
+export function activeKraftController(cluster: LabCluster): number {
   let best = { id: -1, line: '' }
   for (const b of cluster.brokers) {
     const text = existsSync(b.serverLog) ? readFileSync(b.serverLog, 'utf8') : ''

@@ -221,12 +221,14 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
   },
   // F13. Kafka 2.8-4.x raft QuorumState "Completed transition to CandidateState(localId=1, …) from …"
   //      (Leader(…), FollowerState(…), Unattached(…), Voted(…), ResignedState(…)): a KRaft voter changed role.
+  //      CandidateState's retries=N (2.8-3.9) counts the rounds in a row it has campaigned: a round that ends
+  //      without a leader starts the next with N+1, so a high N is a quorum that cannot elect anyone.
   {
     literals: ['Completed transition to '],
     scope: 'message',
     formats: KAFKA,
-    re: /Completed transition to (Candidate|Leader|Follower|Unattached|Voted|Resigned|Prospective)\w*\(/,
-    build: (m) => ({ name: 'kraft.quorum_transition', labels: { state: m[1].toLowerCase() } }),
+    re: /Completed transition to (Candidate|Leader|Follower|Unattached|Voted|Resigned|Prospective)\w*\((?:[^)]*?\bretries=(\d+))?/,
+    build: (m) => ({ name: 'kraft.quorum_transition', labels: { state: m[1].toLowerCase(), ...(m[2] !== undefined ? { retries: m[2] } : {}) } }),
   },
   // F14. Kafka 2.0-4.x Selector "Failed authentication with /10.0.0.5 (SSL handshake failed)" or "(Authentication
   //      failed: Invalid username or password)" and "Failed re-authentication with …" (2.2+).

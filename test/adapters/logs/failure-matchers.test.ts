@@ -116,7 +116,7 @@ const rows: Row[] = [
   [
     'kafka-raft 3.9 QuorumState: a voter becomes candidate',
     '[2024-05-01 10:00:00,000] INFO [RaftManager id=1] Completed transition to CandidateState(localId=1, localDirectoryId=Zq2kq3tVQe2Yw4zGQp2xFw,epoch=7, retries=1, voteStates={1=GRANTED, 2=UNRECORDED, 3=UNRECORDED}, highWatermark=Optional[LogOffsetMetadata(offset=1200, metadata=Optional.empty)], electionTimeoutMs=1432) from FollowerState(fetchTimeoutMs=2000, epoch=6, leader=2, voters=[1, 2, 3], highWatermark=Optional.empty, fetchingSnapshot=Optional.empty) (org.apache.kafka.raft.QuorumState)',
-    [{ name: 'kraft.quorum_transition', labels: { state: 'candidate' } }],
+    [{ name: 'kraft.quorum_transition', labels: { state: 'candidate', retries: '1' } }],
   ],
   [
     'clients 3.9 Selector: TLS handshake failure',
@@ -274,6 +274,11 @@ const rows: Row[] = [
       { name: 'replica.fetch_failed', labels: { leader: '2' } },
       { name: 'replica.fetch_failed_leaders', value: 2, labels: { leaders: '1, 2' } },
     ],
+  ],
+  [
+    'Kafka 3.9.1 KRaft voter campaigning for the third round in a row after two of three voters were killed (test/incidents/lab-kraft-quorum-loss)',
+    '[2026-12-01 15:25:57,936] INFO [RaftManager id=1] Completed transition to CandidateState(localId=1, localDirectoryId=X8ZM0Nhn3VlLnO5UM2n2wA,epoch=5, retries=3, voteStates={1=org.apache.kafka.raft.CandidateState$VoterState@7fd909c1, 2=org.apache.kafka.raft.CandidateState$VoterState@29f82f38, 3=org.apache.kafka.raft.CandidateState$VoterState@48aed35e}, highWatermark=Optional[LogOffsetMetadata(offset=59, metadata=Optional.empty)], electionTimeoutMs=1681) from CandidateState(localId=1, localDirectoryId=X8ZM0Nhn3VlLnO5UM2n2wA,epoch=4, retries=2, voteStates={1=org.apache.kafka.raft.CandidateState$VoterState@5b81aecc, 2=org.apache.kafka.raft.CandidateState$VoterState@5e07f617, 3=org.apache.kafka.raft.CandidateState$VoterState@b6210a7}, highWatermark=Optional[LogOffsetMetadata(offset=59, metadata=Optional.empty)], electionTimeoutMs=1577) (org.apache.kafka.raft.QuorumState)',
+    [{ name: 'kraft.quorum_transition', labels: { state: 'candidate', retries: '3' } }],
   ],
   [
     'Kafka 3.9.1 clean election keeps RECOVERED: no unclean election (test/incidents/lab-unclean-election)',
