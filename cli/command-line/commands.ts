@@ -337,6 +337,13 @@ the cause), 1 wrong diagnosis (with --live: a run without such a message within 
     load: async () => (await import('../commands/lab.js')).execute,
     subcommands: [
       {
+        name: 'run',
+        summary: 'the same as lab <scenario> (lab run stw --live)',
+        arguments: [{ name: 'scenario', description: 'the scenario to run (kafka-why lab list)', required: true }],
+        options: LAB_OPTIONS,
+        load: async () => (await import('../commands/lab.js')).execute,
+      },
+      {
         name: 'list',
         summary: 'scenarios, with the time, memory and ports each needs',
         options: {},
