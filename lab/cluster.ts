@@ -54,6 +54,11 @@ export type ClusterOptions = {
    * settings (listener.name.<name>.…) go in brokerConfig.
    */
   extraListeners?: { name: string; protocol: 'SASL_PLAINTEXT' | 'SASL_SSL' | 'SSL' }[]
+  /**
+   * Brokers configured but not started with the others (ZooKeeper mode): they join a running cluster
+   * when restartBroker(id) starts them. They are left out of the bootstrap list.
+   */
+  startLater?: number[]
 }
 
 /** One running broker and where its evidence is written. */
@@ -370,13 +375,21 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
     }
     // Every node is configured (and in KRaft formatted) before any starts: a KRaft node started while
     // its voters were still being formatted timed its registration out again and again (4.1.1).
+    const later = new Set(options.startLater ?? [])
+    if (later.size > 0 && mode !== 'zk') throw new Error('brokers started later are only set up in ZooKeeper mode')
     for (const { spawnThis, broker } of toStart) {
+      if (later.has(broker.id)) {
+        const notStarted: ManagedProcess = { pid: -1, label: `broker ${broker.id} (not started yet)`, exited: Promise.resolve('not started'), alive: () => false, signal: () => {}, stop: async () => {} }
+        brokers.push({ ...broker, pid: -1, process: notStarted })
+        continue
+      }
       const proc = spawnThis()
       brokers.push({ ...broker, pid: proc.pid, process: proc })
     }
+    const startedNow = brokers.filter((b) => !later.has(b.id))
 
     await Promise.all(
-      brokers.map((b) =>
+      startedNow.map((b) =>
         waitFor(() => fileHasLine(b.serverLog, STARTED_LINE), {
           timeoutMs: readyTimeoutMs,
           intervalMs: 500,
@@ -385,11 +398,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
         }),
       ),
     )
-    const bootstrap = brokers.map((b) => `127.0.0.1:${b.port}`).join(',')
-    await waitForMetadata(bootstrap, count, readyTimeoutMs)
+    const bootstrap = startedNow.map((b) => `127.0.0.1:${b.port}`).join(',')
+    await waitForMetadata(bootstrap, startedNow.length, readyTimeoutMs)
     if (exporter) {
       await Promise.all(
-        brokers.map((b) =>
+        startedNow.map((b) =>
           waitFor(async () => (await scrapeExporter(b.exporterPort!)).length > 0, {
             timeoutMs: 30_000,
             what: `exporter of broker ${b.id}`,

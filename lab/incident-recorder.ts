@@ -78,7 +78,8 @@ export async function readConfigFacts(cluster: LabCluster, topics: string[], at:
     const res = await admin.describeConfigs({
       includeSynonyms: false,
       resources: [
-        ...cluster.brokers.map((b) => ({ type: kafkajs.ConfigResourceTypes.BROKER, name: String(b.id), configNames: BROKER_CONFIGS })),
+        // A broker not running (one that joins later, one killed) has no configs to describe.
+        ...cluster.brokers.filter((b) => b.process.alive()).map((b) => ({ type: kafkajs.ConfigResourceTypes.BROKER, name: String(b.id), configNames: BROKER_CONFIGS })),
         ...topics.map((t) => ({ type: kafkajs.ConfigResourceTypes.TOPIC, name: t, configNames: TOPIC_CONFIGS })),
       ],
     })

@@ -38,6 +38,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'sasl-auth-failure': () => import('./scenarios/sasl-auth-failure.js'),
   'tls-handshake-failure': () => import('./scenarios/tls-handshake-failure.js'),
   'kraft-quorum-loss': () => import('./scenarios/kraft-quorum-loss.js'),
+  'broker-added': () => import('./scenarios/broker-added.js'),
   'group-scale-out': () => import('./scenarios/group-scale-out.js'),
 }
 
