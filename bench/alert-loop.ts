@@ -2,7 +2,7 @@
  * What the alert loop costs for a large estate: one `AlertEngine.tick` over every broker with the
  * shipped rule pack, fed at real rates, beside the same store read alone in the same run.
  *
- *   npm run bench -- alert-loop [--brokers 50,500,2000] [--ticks 20] [--cluster-size 10]
+ *   npm run bench -- alert-loop [--brokers 50,500,2000] [--ticks 20] [--cluster-size 10] [--reuse both|on|off] [--history-hours H]
  *   BENCH_CPU_PROFILE=/tmp/tick npm run bench -- alert-loop --brokers 50   # also a CPU profile of each regular tick
  *
  * The feed is one broker-day of recorded signals (bench/broker-day.ts: exporter scrapes every 15 s,
@@ -23,6 +23,12 @@
  * signal's whole look-back (measured once). It prints CPU ms per broker per tick, the growth between
  * sizes and the share of one core a 15 s tick takes. The redis-server is
  * the bench's own (a free loopback port), stopped at the end.
+ *
+ * `--reuse` (default both): the engine keeping each tick's reads for the next and reading only what
+ * is new (engine/series-cache.ts, `on`), reading every window whole on every tick (`off`), or both,
+ * each with its own engine over the same store, alternating tick by tick so both see the same load.
+ * `--history-hours H` writes at most H hours of any signal's history (the 24 h leak trend's included),
+ * for an estate whose full history would not fit in memory; the long-window rules then read less.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector'
@@ -46,10 +52,11 @@ const TICK_MS = SCRAPE_MS
 const PREFIX = 'bench:'
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
-type Args = { brokers: number[]; ticks: number; clusterSize: number }
+type Reuse = 'on' | 'off'
+type Args = { brokers: number[]; ticks: number; clusterSize: number; reuse: Reuse[]; historyHours?: number }
 
 function readArgs(argv: string[]): Args {
-  const out: Args = { brokers: [50, 500, 2000], ticks: 20, clusterSize: 10 }
+  const out: Args = { brokers: [50, 500, 2000], ticks: 20, clusterSize: 10, reuse: ['on', 'off'] }
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1] ?? '']
     const whole = (v: string) => {
@@ -60,7 +67,11 @@ function readArgs(argv: string[]): Args {
     if (flag === '--brokers') out.brokers = value.split(',').map(whole)
     else if (flag === '--ticks') out.ticks = whole(value)
     else if (flag === '--cluster-size') out.clusterSize = whole(value)
-    else throw new Error(`unknown option ${flag} (--brokers N[,N…], --ticks N, --cluster-size N)`)
+    else if (flag === '--history-hours') out.historyHours = whole(value)
+    else if (flag === '--reuse') {
+      if (value !== 'both' && value !== 'on' && value !== 'off') throw new Error(`--reuse is both, on or off, got '${value}'`)
+      out.reuse = value === 'both' ? ['on', 'off'] : [value]
+    } else throw new Error(`unknown option ${flag} (--brokers N[,N…], --ticks N, --cluster-size N, --reuse both|on|off, --history-hours H)`)
   }
   return out
 }
@@ -190,7 +201,12 @@ async function rawRead(redis: Redis, spans: Map<string, number>, estate: Estate,
   return members
 }
 
-type SizeResult = { brokers: number; tick: Cost; raw: Cost; longRaw: Cost }
+type SizeResult = { brokers: number; tick: Map<Reuse, Cost>; raw: Cost; longRaw: Cost; heapMiB: Map<Reuse, number>; reused: number }
+
+const heapMiB = () => {
+  collectGarbage()
+  return process.memoryUsage().heapUsed / 2 ** 20
+}
 
 async function runSize(brokers: number, args: Args, rules: Rule[], day: DaySignal[], spans: { all: Map<string, number>; everyTick: Map<string, number> }): Promise<SizeResult> {
   const estate: Estate = { brokers, clusterOf: (b) => `c${Math.floor((b - 1) / args.clusterSize) + 1}` }
@@ -200,32 +216,46 @@ async function runSize(brokers: number, args: Args, rules: Rule[], day: DaySigna
   try {
     const t0 = Date.UTC(2026, 0, 2)
     const h0 = performance.now()
-    const history = await writeHistory(store, redis, day, spans.all, estate, t0)
+    const cap = args.historyHours === undefined ? undefined : args.historyHours * 3_600_000
+    const historySpans = cap === undefined ? spans.all : new Map([...spans.all].map(([name, span]) => [name, Math.min(span, cap)]))
+    const history = await writeHistory(store, redis, day, historySpans, estate, t0)
     const usedMiB = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]) / 2 ** 20
-    console.log(`\n${fmt(brokers)} brokers in ${fmt(Math.ceil(brokers / args.clusterSize))} clusters: history ${fmt(history)} signals written in ${fmt((performance.now() - h0) / 1000, 1)} s (Redis ${fmt(usedMiB)} MiB)`)
-    const engine = new AlertEngine({ store, rules, owner: 'bench' })
-    // The first tick pays for compiling and for the alerts the history opens; it is not counted.
-    await engine.tick(t0)
-    const ticks: Cost[] = []
+    console.log(`\n${fmt(brokers)} brokers in ${fmt(Math.ceil(brokers / args.clusterSize))} clusters: history ${fmt(history)} signals written in ${fmt((performance.now() - h0) / 1000, 1)} s (Redis ${fmt(usedMiB)} MiB)${cap === undefined ? '' : `, at most ${args.historyHours} h of any signal`}`)
+    // One engine per mode over the same store; the first tick of each pays for compiling, for the
+    // alerts the history opens and (reusing) for reading every window whole: it is not counted.
+    const engines = new Map<Reuse, AlertEngine>()
+    const heap = new Map<Reuse, number>()
+    for (const mode of args.reuse) {
+      const before = heapMiB()
+      const engine = new AlertEngine({ store, rules, owner: `bench-${mode}`, reuseReads: mode === 'on' })
+      await engine.tick(t0)
+      if (engine.seriesCache) Object.assign(engine.seriesCache.stats, { read: 0, reused: 0, rereads: 0 })
+      engines.set(mode, engine)
+      heap.set(mode, heapMiB() - before)
+    }
+    const ticks = new Map<Reuse, Cost[]>(args.reuse.map((m) => [m, []]))
     const raws: Cost[] = []
     let fed = 0
-    const step = async (now: number, from: number, readSpans: Map<string, number>, label: string) => {
+    const step = async (k: number, now: number, from: number, readSpans: Map<string, number>) => {
       fed += await feed(store, day, estate, t0, from, now)
-      let events = 0
-      const profiling = profile && label.startsWith('tick') ? await profile.resume() : undefined
-      const tick = await measure(redis, async () => void (events = (await engine.tick(now)).length))
-      if (profiling) await profile!.pause(`${process.env.BENCH_CPU_PROFILE}.${brokers}.${label.replace(' ', '-')}.cpuprofile`)
+      const parts: string[] = []
+      // The modes take turns going first, so neither always finds Redis' caches warmed by the other.
+      const order = k % 2 === 0 ? [...args.reuse].reverse() : args.reuse
+      for (const mode of order) {
+        let events = 0
+        const profiling = profile ? await profile.resume() : undefined
+        const tick = await measure(redis, async () => void (events = (await engines.get(mode)!.tick(now)).length))
+        if (profiling) await profile!.pause(`${process.env.BENCH_CPU_PROFILE}.${brokers}.${mode}.tick-${k}.cpuprofile`)
+        ticks.get(mode)!.push(tick)
+        parts.push(`reuse ${mode}: node ${fmt(tick.nodeMs)} ms + redis ${fmt(tick.redisMs)} ms CPU, ${fmt(tick.wallMs)} ms wall, ${events} notifications`)
+      }
       let members = 0
       const raw = await measure(redis, async () => void (members = await rawRead(redis, readSpans, estate, now - DEFAULT_LAG_MS)))
-      console.log(`  ${label}: node ${fmt(tick.nodeMs)} ms + redis ${fmt(tick.redisMs)} ms CPU, ${fmt(tick.wallMs)} ms wall, ${events} notifications | raw read: node ${fmt(raw.nodeMs)} + redis ${fmt(raw.redisMs)} ms CPU, ${fmt(raw.wallMs)} ms wall, ${fmt(members)} members`)
-      return { tick, raw }
+      raws.push(raw)
+      console.log(`  tick ${k}: ${parts.join(' | ')} | raw read: node ${fmt(raw.nodeMs)} + redis ${fmt(raw.redisMs)} ms CPU, ${fmt(raw.wallMs)} ms wall, ${fmt(members)} members`)
     }
     const profile = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined
-    for (let k = 1; k <= args.ticks; k++) {
-      const { tick, raw } = await step(t0 + k * TICK_MS, t0 + (k - 1) * TICK_MS, spans.everyTick, `tick ${k}`)
-      ticks.push(tick)
-      raws.push(raw)
-    }
+    for (let k = 1; k <= args.ticks; k++) await step(k, t0 + k * TICK_MS, t0 + (k - 1) * TICK_MS, spans.everyTick)
     // What the long-window rules read, once for every broker: a twentieth of it per tick on average.
     let members = 0
     const longRaw = await measure(redis, async () => void (members = await rawRead(redis, spans.all, estate, t0 + args.ticks * TICK_MS - DEFAULT_LAG_MS)))
@@ -235,7 +265,11 @@ async function runSize(brokers: number, args: Args, rules: Rule[], day: DaySigna
     for (const a of open) byRule.set(a.ruleId, (byRule.get(a.ruleId) ?? 0) + 1)
     console.log(`  open alerts after the last tick: ${open.length} (${[...byRule].map(([r, n]) => `${r} ${n}`).join(', ') || 'none'})`)
     console.log(`  fed ${fmt(fed / args.ticks)} signals per 15 s tick (${fmt(fed / args.ticks / brokers, 1)} per broker)`)
-    return { brokers, tick: mean(ticks), raw: mean(raws), longRaw }
+    const cache = engines.get('on')?.seriesCache
+    const reused = cache ? cache.stats.reused / (cache.stats.reused + cache.stats.read) : 0
+    if (cache) console.log(`  reuse on: ${fmt(cache.stats.read)} signals read and decoded, ${fmt(cache.stats.reused)} kept from the tick before (${fmt(reused * 100, 1)} %), ${fmt(cache.stats.rereads)} ranges read again after a failed check`)
+    for (const [mode, mib] of heap) console.log(`  reuse ${mode}: the engine's heap after its first tick ${fmt(mib)} MiB`)
+    return { brokers, tick: new Map([...ticks].map(([m, c]) => [m, mean(c)])), raw: mean(raws), longRaw, heapMiB: heap, reused }
   } finally {
     await store.close()
     redis.disconnect()
@@ -278,17 +312,20 @@ async function main(): Promise<void> {
   const rows: SizeResult[] = []
   for (const n of args.brokers) rows.push(await runSize(n, args, rules, day, spans))
   console.log(`\nCPU per broker per tick, the mean of ${args.ticks} consecutive ticks (node + redis-server):`)
-  console.log('brokers  tick ms/broker  raw read ms/broker  ratio  share of one core at 15 s  growth per broker  tick wall ms')
-  let previous: number | undefined
+  console.log('brokers  reuse  tick ms/broker  raw read ms/broker  ratio  share of one core at 15 s  growth per broker  tick wall ms  engine heap MiB')
+  const previous = new Map<Reuse, number>()
   for (const r of rows) {
-    const tickCpu = cpu(r.tick)
     const rawCpu = cpu(r.raw) + cpu(r.longRaw) * (TICK_MS / DEFAULT_LONG_WINDOW_EVERY_MS)
-    const perBroker = tickCpu / r.brokers
-    const growth = previous === undefined ? '-' : `${fmt(perBroker / previous, 2)}x`
-    console.log(
-      `${fmt(r.brokers).padStart(7)}  ${fmt(perBroker, 2).padStart(14)}  ${fmt(rawCpu / r.brokers, 2).padStart(18)}  ${fmt(tickCpu / rawCpu, 2).padStart(5)}x  ${fmt((tickCpu / TICK_MS) * 100, 1).padStart(24)} %  ${growth.padStart(17)}  ${fmt(r.tick.wallMs).padStart(20)}`,
-    )
-    previous = perBroker
+    for (const [mode, tick] of r.tick) {
+      const tickCpu = cpu(tick)
+      const perBroker = tickCpu / r.brokers
+      const before = previous.get(mode)
+      const growth = before === undefined ? '-' : `${fmt(perBroker / before, 2)}x`
+      console.log(
+        `${fmt(r.brokers).padStart(7)}  ${mode.padStart(5)}  ${fmt(perBroker, 2).padStart(14)}  ${fmt(rawCpu / r.brokers, 2).padStart(18)}  ${fmt(tickCpu / rawCpu, 2).padStart(5)}x  ${fmt((tickCpu / TICK_MS) * 100, 1).padStart(24)} %  ${growth.padStart(17)}  ${fmt(tick.wallMs).padStart(12)}  ${fmt(r.heapMiB.get(mode) ?? 0).padStart(15)}`,
+      )
+      previous.set(mode, perBroker)
+    }
   }
 }
 

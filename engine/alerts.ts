@@ -10,6 +10,7 @@ import { lateDataCanUndo } from './late-data.js'
 import { loadForRules } from './load-data.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 import { lookbackMs } from './rule-signals.js'
+import { SeriesCache } from './series-cache.js'
 import { signalKind } from './signal-kind.js'
 import type { AlertRecord, Silence, Store } from './store/store.js'
 import { TickReads } from './tick-reads.js'
@@ -58,6 +59,11 @@ export type AlertEngineOptions = {
    * trend by nothing. Default 5 m; 0 evaluates them every tick.
    */
   longWindowEveryMs?: number
+  /**
+   * Keep each tick's reads for the next one and read only what is new (engine/series-cache.ts), on a
+   * store that supports it (RedisStore). Default true; false reads every window whole on every tick.
+   */
+  reuseReads?: boolean
 }
 
 /** Late log lines from a tailer or a slow scrape still land inside the evaluated time. */
@@ -98,6 +104,8 @@ export class AlertEngine {
   private readonly longWindowEveryMs: number
   /** Long-window results per broker; a cache of evaluation output, rebuilt after a restart. */
   private readonly longWindow = new Map<string, LongWindowResult>()
+  /** The last tick's reads, checked against the store and reused (undefined on a store that cannot check). */
+  readonly seriesCache?: SeriesCache
 
   constructor(opts: AlertEngineOptions) {
     this.store = opts.store
@@ -111,6 +119,8 @@ export class AlertEngine {
     this.minUpdateIntervalMs = opts.minUpdateIntervalMs ?? DEFAULT_MIN_UPDATE_INTERVAL_MS
     this.owner = opts.owner ?? `alert-engine-${Math.random().toString(36).slice(2, 10)}`
     this.longWindowEveryMs = opts.longWindowEveryMs ?? DEFAULT_LONG_WINDOW_EVERY_MS
+    const changes = opts.store.readSeriesChanges?.bind(opts.store)
+    if (changes && opts.reuseReads !== false) this.seriesCache = new SeriesCache({ readSeriesChanges: changes })
   }
 
   /** Swaps the rule set (after a rules reload); alerts of removed rules are left as they are. */
@@ -228,9 +238,19 @@ export class AlertEngine {
     const active = new Map<string, Active>()
     if (this.rules.length === 0) return active
     const window = { from: t - this.keepFiringMs, to: t, now: t }
-    const { every, long } = this.ruleSplit()
-    const reads = new TickReads(this.store)
+    const reads = new TickReads(this.store, this.seriesCache)
     const seen = new Set<string>()
+    try {
+      await this.evaluateAll(reads, t, window, seen, active)
+    } finally {
+      this.seriesCache?.endTick()
+    }
+    for (const key of this.longWindow.keys()) if (!seen.has(key)) this.longWindow.delete(key)
+    return active
+  }
+
+  private async evaluateAll(reads: TickReads, t: number, window: EvalWindow, seen: Set<string>, active: Map<string, Active>): Promise<void> {
+    const { every, long } = this.ruleSplit()
     for (const { cluster, broker } of await reads.brokers()) {
       if (this.cluster !== undefined && cluster !== this.cluster) continue
       const key = `${cluster}\u0000${broker}`
@@ -251,8 +271,6 @@ export class AlertEngine {
       markExplained(built)
       for (const { fp, rule, match, cause } of built) active.set(fp, { rule, cluster, broker, match, cause })
     }
-    for (const key of this.longWindow.keys()) if (!seen.has(key)) this.longWindow.delete(key)
-    return active
   }
 
   private split?: { rules: readonly Rule[]; every: readonly Rule[]; long: readonly Rule[] }

@@ -4,7 +4,8 @@ import type { Cluster, Redis } from 'ioredis'
 /**
  * Loads the documented Lua files of engine/store/lua/ and registers each as an ioredis command.
  * The file name says the command and its key count (`alert-transition-3.lua` → `alertTransition`
- * with 3 keys); ioredis sends EVALSHA and falls back to EVAL when Redis has not seen the script.
+ * with 3 keys; `-n.lua`: any number of keys, given as the command's first argument); ioredis sends
+ * EVALSHA and falls back to EVAL when Redis has not seen the script.
  * This is the one place in engine/ that reads a file: the scripts ship beside the code.
  */
 
@@ -21,9 +22,10 @@ export type ScriptCommands = {
   lockRelease(lockKey: string, owner: string): Promise<number>
   pendingTransition(pendingKey: string, expected: string, state: string, record: string, ttlMs: number): Promise<number>
   silencesActive(silencesKey: string, expiryKey: string, now: number): Promise<(string | null)[]>
+  seriesChanges(keyCount: number, ...keysThenRanges: (string | number)[]): Promise<[number, string, string, string[]][]>
 }
 
-const SCRIPT_FILE = /^([a-z][a-z0-9-]*)-(\d+)\.lua$/
+const SCRIPT_FILE = /^([a-z][a-z0-9-]*)-(\d+|n)\.lua$/
 
 const camelCase = (kebab: string) => kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 
@@ -34,7 +36,7 @@ export function defineScripts(redis: Redis | Cluster, dir: URL = new URL('./lua/
     const m = SCRIPT_FILE.exec(file)
     if (!m) continue
     const name = camelCase(m[1])
-    redis.defineCommand(name, { numberOfKeys: Number(m[2]), lua: readFileSync(new URL(file, dir), 'utf8') })
+    redis.defineCommand(name, { ...(m[2] === 'n' ? {} : { numberOfKeys: Number(m[2]) }), lua: readFileSync(new URL(file, dir), 'utf8') })
     defined.push(name)
   }
   return defined

@@ -17,6 +17,8 @@ import type {
   BrokerRef,
   PendingChange,
   PendingChangeState,
+  SeriesCheck,
+  SeriesCheckResult,
   SignalQuery,
   Silence,
   Store,
@@ -494,6 +496,23 @@ export class RedisStore implements Store {
         out.set(names[i], list)
       }
       return out
+    })
+  }
+
+  async readSeriesChanges(scope: { cluster: string; broker?: string }, parts: readonly SeriesCheck[]): Promise<SeriesCheckResult[]> {
+    if (parts.length === 0) return []
+    return this.run(async () => {
+      // One script call for the whole scope (its keys share one hash tag, so one slot on a Cluster).
+      const args: (string | number)[] = parts.map((p) => this.keys.signal(scope.cluster, scope.broker, p.name))
+      for (const p of parts) args.push(p.check?.from ?? '', p.check?.to ?? '', p.read.from, p.read.to)
+      const replies = await this.redis.seriesChanges(parts.length, ...args)
+      return replies.map(([count, first, last, members], i): SeriesCheckResult => {
+        const name = parts[i].name
+        const decode = (m: string) => decodeMember(m, name, scope.cluster, scope.broker)
+        const signals: Signal[] = new Array(members.length)
+        for (let j = 0; j < members.length; j++) signals[j] = decode(members[j])
+        return count > 0 ? { count, first: decode(first), last: decode(last), signals } : { count, signals }
+      })
     })
   }
 

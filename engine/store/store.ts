@@ -110,6 +110,18 @@ export type PendingChange = {
   expiresAt: number
 }
 
+/**
+ * One signal of one scope for `readSeriesChanges`: a range the caller already holds, to check, and a
+ * range to read. Inclusive epoch ms; a read whose start is after its end reads nothing.
+ */
+export type SeriesCheck = { name: string; check?: { from: number; to: number }; read: { from: number; to: number } }
+
+/**
+ * The store's side of a SeriesCheck: how many signals lie in the checked range and its first and
+ * last (the count -1 and no signals when nothing was checked), and the signals of the read range.
+ */
+export type SeriesCheckResult = { count: number; first?: Signal; last?: Signal; signals: Signal[] }
+
 export type StoredDiagnosis = { at: number; cluster: string; broker: string; ruleId: string; severity: string; cause: string }
 
 export interface Store {
@@ -122,6 +134,12 @@ export interface Store {
    * the shape the evaluator reads, handed over without the merge sort and regrouping of `query`.
    */
   querySeries(q: SignalQuery): Promise<Map<string, Signal[]>>
+  /**
+   * Optional, for a store where reads are costly (RedisStore): for each of a scope's signals, checks
+   * a range the caller read before and reads another, in one request, so the alert loop re-reads
+   * only what is new since its last tick (engine/series-cache.ts).
+   */
+  readSeriesChanges?(scope: { cluster: string; broker?: string }, parts: readonly SeriesCheck[]): Promise<SeriesCheckResult[]>
   /** The latest value of every fact for a broker (and the cluster-wide ones when broker is omitted). */
   facts(cluster: string, broker?: string): Promise<Signal[]>
   /** Every broker that has any stored signal. */
