@@ -31,6 +31,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'direct-memory-oom': () => import('./scenarios/direct-memory-oom.js'),
   'threads-exhausted': () => import('./scenarios/threads-exhausted.js'),
   'oom-killed': () => import('./scenarios/oom-killed.js'),
+  'slow-disk': () => import('./scenarios/slow-disk.js'),
   'unclean-election': () => import('./scenarios/unclean-election.js'),
   'broker-partitioned': () => import('./scenarios/broker-partitioned.js'),
   'follower-slowed': () => import('./scenarios/follower-slowed.js'),

@@ -17,13 +17,20 @@ export function tmpfsUnavailable(): string | undefined {
 /** Why a loop-mounted ext4 that can be switched to I/O errors cannot be set up here, or undefined. */
 export function ioErrorVolumeUnavailable(): string | undefined {
   return firstReason(
+    loopVolumeUnavailable(),
+    // The shutdown ioctl (EXT4_IOC_SHUTDOWN, the same number as XFS_IOC_GOINGDOWN) through xfs_io.
+    needsCommand('xfs_io', 'xfsprogs'),
+  )
+}
+
+/** Why a loop-mounted ext4 cannot be set up here (without switching it to EIO), or undefined. */
+export function loopVolumeUnavailable(): string | undefined {
+  return firstReason(
     needsRoot('a loop-mounted log dir'),
     needsLoopDevices(),
     needsFileSystem('ext4'),
     needsCommand('losetup', 'mount'),
     needsCommand('mkfs.ext4', 'e2fsprogs'),
-    // The shutdown ioctl (EXT4_IOC_SHUTDOWN, the same number as XFS_IOC_GOINGDOWN) through xfs_io.
-    needsCommand('xfs_io', 'xfsprogs'),
   )
 }
 
@@ -70,8 +77,9 @@ export type IoErrorVolume = LabVolume & {
  * Creates a `sizeMb` MiB image file, attaches it to a loop device, makes an ext4 on it and mounts it
  * over `dir`. unmount() unmounts, detaches and deletes the image.
  */
-export function mountIoErrorVolume(dir: string, imageFile: string, sizeMb: number): IoErrorVolume {
-  const reason = ioErrorVolumeUnavailable()
+export function mountIoErrorVolume(dir: string, imageFile: string, sizeMb: number, options: { shutdown?: boolean } = {}): IoErrorVolume {
+  // Without the shutdown (a slow disk only needs the loop device), xfs_io is not needed.
+  const reason = options.shutdown === false ? loopVolumeUnavailable() : ioErrorVolumeUnavailable()
   if (reason) throw new FaultUnavailable(reason)
   mkdirSync(dir, { recursive: true })
   runOrThrow('truncate', ['-s', `${sizeMb}M`, imageFile], 'image file')
