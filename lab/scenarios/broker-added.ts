@@ -13,7 +13,7 @@ const AFTER_MS = 40_000
 export const scenario: Scenario = {
   name: 'broker-added',
   summary: `control: a 4th broker started into a running 3-broker cluster under load, observed ${AFTER_MS / 1000} s`,
-  needs: { seconds: 120, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 4, exporters 4 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 130, memoryMb: 1_600, ports: 'ZooKeeper 1, brokers 4, exporters 4 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
     let joinedInMs = 0
     return runFaultScenario(ctx, {

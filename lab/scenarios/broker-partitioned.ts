@@ -19,7 +19,7 @@ const CUT_MS = 45_000
 export const scenario: Scenario = {
   name: 'broker-partitioned',
   summary: `broker ${BROKER}'s packets to the other brokers' ports dropped for ${CUT_MS / 1000} s (its ZooKeeper traffic untouched), then healed: its fetchers fail and it falls out of the ISRs`,
-  needs: { seconds: 150, memoryMb: 1_000, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 120, memoryMb: 1_450, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   requires: 'root, iptables with the owner match (broker run as nobody)',
   unavailable: () => firstReason(userTrafficDropUnavailable(), needsCommand('setpriv', 'util-linux')),
   run: (ctx) => {

@@ -16,7 +16,7 @@ const AFTER_MS = 40_000
 export const scenario: Scenario = {
   name: 'group-scale-out',
   summary: `control: consumer group ${GROUP} grows from 1 to 3 members once (kafka-consumer-perf-test), observed ${AFTER_MS / 1000} s`,
-  needs: { seconds: 130, memoryMb: 1_400, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 110, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
     const consumers: ManagedProcess[] = []
     return runFaultScenario(ctx, {

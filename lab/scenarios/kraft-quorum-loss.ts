@@ -13,7 +13,7 @@ const AFTER_MS = 45_000
 export const scenario: Scenario = {
   name: 'kraft-quorum-loss',
   summary: `two of 3 KRaft combined nodes killed (SIGKILL) under load and left down ${AFTER_MS / 1000} s: the controller quorum has lost its majority`,
-  needs: { seconds: 120, memoryMb: 1_100, ports: 'nodes 3 (+3 controller listeners), exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 90, memoryMb: 750, ports: 'nodes 3 (+3 controller listeners), exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
     let killed: number[] = []
     return runFaultScenario(ctx, {

@@ -16,7 +16,7 @@ const THROTTLED_MS = 240_000
 export const scenario: Scenario = {
   name: 'quota-throttled',
   summary: `producer_byte_rate=${BYTE_RATE} B/s set for the producer's client id (it sends ~500 KiB/s) for ${THROTTLED_MS / 60_000} minutes: throttled by every broker`,
-  needs: { seconds: 330, memoryMb: 1_000, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 320, memoryMb: 1_450, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
     let configOut = ''
     return runFaultScenario(ctx, {

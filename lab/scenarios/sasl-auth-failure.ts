@@ -17,7 +17,7 @@ const BAD_CLIENT_MS = 60_000
 export const scenario: Scenario = {
   name: 'sasl-auth-failure',
   summary: `a producer with a wrong password on a SASL_PLAINTEXT (PLAIN) listener for ${BAD_CLIENT_MS / 1000} s: every authentication refused`,
-  needs: { seconds: 130, memoryMb: 1_100, ports: 'ZooKeeper 1, brokers 3 (2 listeners each), exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 140, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3 (2 listeners each), exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
     let badExit: number | string = ''
     return runFaultScenario(ctx, {

@@ -29,7 +29,7 @@ function selfSigned(store: string, alias: string, dname: string, san?: string): 
 export const scenario: Scenario = {
   name: 'tls-handshake-failure',
   summary: `a producer whose trust store lacks the brokers' certificate on an SSL listener for ${BAD_CLIENT_MS / 1000} s: every TLS handshake fails`,
-  needs: { seconds: 130, memoryMb: 1_100, ports: 'ZooKeeper 1, brokers 3 (2 listeners each), exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 140, memoryMb: 1_450, ports: 'ZooKeeper 1, brokers 3 (2 listeners each), exporters 3 (dynamic, 127.0.0.1)' },
   requires: 'keytool (the JDK)',
   unavailable: () => firstReason(needsCommand('keytool', 'openjdk-17-jdk-headless')),
   run: (ctx) => {

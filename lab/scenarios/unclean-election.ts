@@ -24,7 +24,7 @@ const LAGGING_FOR_MS = 8_000
 export const scenario: Scenario = {
   name: 'unclean-election',
   summary: `broker ${LAGGING} cut off from broker ${LEADER}'s port until it left every ISR, then broker ${LEADER} killed: the lagging broker ${LAGGING} elected leader uncleanly (unclean.leader.election.enable=true, acks=1), broker ${LEADER} restarted into truncation`,
-  needs: { seconds: 140, memoryMb: 700, ports: 'ZooKeeper 1, brokers 2, exporters 2 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 110, memoryMb: 1_000, ports: 'ZooKeeper 1, brokers 2, exporters 2 (dynamic, 127.0.0.1)' },
   requires: 'root, iptables with the owner match (broker run as nobody)',
   unavailable: () => firstReason(userTrafficDropUnavailable(), needsCommand('setpriv', 'util-linux')),
   run: (ctx) => {
