@@ -7,7 +7,7 @@ import { countLines } from '../session-stall.js'
 const BROKER = 3
 const PERIOD_US = 100_000
 /** The broker's share of one core while starved (cpu.cfs_quota_us / cpu.cfs_period_us). */
-const QUOTA_PERCENT = Number(process.env.KAFKA_WHY_LAB_CPU_PERCENT ?? 5)
+const QUOTA_PERCENT = 5
 const STARVED_MS = 150_000
 
 /**

@@ -10,7 +10,7 @@ const BROKER = 3
 const VOLUME_MB = 512
 const WRITE_IOPS = 20
 const WRITE_BPS = 1024 * 1024
-const SLOW_MS = Number(process.env.KAFKA_WHY_LAB_SLOW_MS ?? 320_000)
+const SLOW_MS = 320_000
 
 /**
  * A slow disk: broker 3's log dir is an ext4 on a loop device, and under load every write to that
