@@ -19,7 +19,7 @@ const STARVED_MS = 150_000
 export const scenario: Scenario = {
   name: 'cpu-starved',
   summary: `broker ${BROKER}'s cgroup CPU quota cut to ${QUOTA_PERCENT}% of one core (cpu.cfs_quota_us) for ${STARVED_MS / 1000} s under acks=all load`,
-  needs: { seconds: 230, memoryMb: 1_100, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 230, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   requires: 'root, cgroup v1 cpu controller (CFS quota)',
   unavailable: () => cgroupUnavailable('cpu', ['cpu.cfs_quota_us', 'cpu.cfs_period_us', 'cpu.stat']),
   run: (ctx) => {

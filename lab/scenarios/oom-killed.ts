@@ -44,7 +44,7 @@ function dmesgText(): string {
 export const scenario: Scenario = {
   name: 'oom-killed',
   summary: `broker ${BROKER} moved into a memory cgroup of ${HEADROOM_MB} MiB, tightened to its charge under load: the kernel's OOM killer SIGKILLs it; restarted ${DOWN_MS / 1000} s later into log recovery`,
-  needs: { seconds: 150, memoryMb: 1_100, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 150, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   requires: 'root, cgroup v1 memory controller',
   unavailable: () => cgroupUnavailable('memory', ['memory.limit_in_bytes', 'memory.usage_in_bytes', 'memory.oom_control']),
   run: (ctx) => {

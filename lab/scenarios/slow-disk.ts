@@ -21,7 +21,7 @@ const SLOW_MS = 320_000
 export const scenario: Scenario = {
   name: 'slow-disk',
   summary: `broker ${BROKER}'s log dir on a loop device throttled to ${WRITE_IOPS} writes/s and ${WRITE_BPS / 1024 / 1024} MiB/s (blkio) for ${SLOW_MS / 1000} s, topic with flush.messages=1`,
-  needs: { seconds: SLOW_MS / 1000 + 70, memoryMb: 1_100, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: SLOW_MS / 1000 + 70, memoryMb: 1_400, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   requires: 'root, loop devices, ext4, cgroup v1 blkio throttling',
   unavailable: () => firstReason(loopVolumeUnavailable(), deviceThrottleUnavailable()),
   run: (ctx) => {
