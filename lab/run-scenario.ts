@@ -72,6 +72,10 @@ export type RunOptions = {
   /** Skip the diagnosis step (record only). */
   diagnose?: boolean
   log?: (message: string) => void
+  /** serve and its bot watching the cluster from before the fault (`--live`); only for a scenario that is `watchable`. */
+  watch?: ScenarioContext['watch']
+  /** Awaited once the scenario has recorded, before its scratch directory (the logs serve follows) is removed. */
+  afterRun?: (outcome: ScenarioOutcome) => Promise<void>
 }
 
 /** A scenario run from start to verdict, with its timings. */
@@ -81,10 +85,6 @@ export type ScenarioReport = {
   /** Why there is no verdict (the `why` command is not in this build yet). */
   unavailable?: string
   /** Disagreements with the expectation; empty means the product named the right cause. */
-  /** serve and its bot watching the cluster from before the fault (`--live`); only for a scenario that is `watchable`. */
-  watch?: ScenarioContext['watch']
-  /** Awaited once the scenario has recorded, before its scratch directory (the logs serve follows) is removed. */
-  afterRun?: (outcome: ScenarioOutcome) => Promise<void>
   problems: string[]
   /** From fault injection to the verdict in hand (wall ms), recording and replay included. */
   faultToDiagnosisMs?: number
@@ -106,6 +106,7 @@ export async function runScenario(name: string, options: RunOptions = {}): Promi
   const { scenario } = await load()
   const cannot = scenario.unavailable?.()
   if (cannot) throw new FaultUnavailable(`${name} cannot run on this machine: ${cannot}`)
+  if (options.watch && !scenario.watchable) throw new Error(`${name} does not start serve before its fault, so it cannot run live`)
   const log = options.log ?? ((m: string) => console.log(`[lab ${name}] ${m}`))
   const started = Date.now()
   const runtime = ensureKafkaRuntime(options.kafkaVersion)
@@ -116,7 +117,6 @@ export async function runScenario(name: string, options: RunOptions = {}): Promi
   try {
     outcome = await scenario.run({ runtime, outDir, workDir, log, watch: options.watch })
     await options.afterRun?.(outcome)
-  if (options.watch && !scenario.watchable) throw new Error(`${name} does not start serve before its fault, so it cannot run live`)
   } finally {
     if (!options.keepWorkDir) rmSync(workDir, { recursive: true, force: true })
     else log(`scratch directory kept: ${workDir}`)
