@@ -129,6 +129,13 @@ export type SignalsTopicConsumer = {
   consumer: Consumer
   /** The partitions of the topic this engine was given at its last group join, ascending; [] before the first. */
   partitions(): number[]
+  /**
+   * Reads again, on this engine's partitions, what was produced since `sinceMs` (message time) and is
+   * already committed: for a store that may have lost acknowledged writes (a Redis Cluster failover).
+   * Uncommitted messages are read anyway, so a partition is only moved back, never forward. Gives the
+   * partitions moved and how many committed messages they read again.
+   */
+  rewind(sinceMs: number): Promise<{ partitions: number[]; messages: number }>
   stop(): Promise<void>
 }
 
@@ -187,5 +194,27 @@ export async function consumeSignalsTopic(
       await heartbeat()
     },
   })
-  return { stats, consumer, partitions: () => [...assigned], stop: () => consumer.disconnect() }
+  const kafka = kafkaOf(opts, 'engine-rewind')
+  const rewind = async (sinceMs: number) => {
+    const mine = [...assigned]
+    const moved = { partitions: [] as number[], messages: 0 }
+    if (mine.length === 0) return moved
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      const [byTime, [committed]] = await Promise.all([admin.fetchTopicOffsetsByTimestamp(opts.topic, sinceMs), admin.fetchOffsets({ groupId: opts.groupId, topics: [opts.topic] })])
+      for (const p of mine) {
+        const from = Number(byTime.find((x) => x.partition === p)?.offset ?? -1)
+        const done = Number(committed.partitions.find((x) => x.partition === p)?.offset ?? -1)
+        if (from < 0 || done <= from) continue
+        consumer.seek({ topic: opts.topic, partition: p, offset: String(from) })
+        moved.partitions.push(p)
+        moved.messages += done - from
+      }
+    } finally {
+      await admin.disconnect()
+    }
+    return moved
+  }
+  return { stats, consumer, partitions: () => [...assigned], rewind, stop: () => consumer.disconnect() }
 }

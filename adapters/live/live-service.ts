@@ -66,6 +66,13 @@ export type Health = {
 type BotHandle = { notify(events: AlertEvent[]): Promise<void>; stop(): Promise<void>; slack(): { slack: 'up' | 'down' | 'starting'; since: number; lastError?: string; held: number } }
 
 /**
+ * How far before a store outage began the signals topic is read again once the store is back: the
+ * writes a dying Redis master acknowledged without passing them to its replica are those of its last
+ * moments (one replication lag), and the outage is seen at the first write that fails after it.
+ */
+export const STORE_OUTAGE_REREAD_MS = 10_000
+
+/**
  * Starts everything `config` names; resolves once the listener is up. Store settings that can never
  * work (REDIS_URL and REDIS_CLUSTER_NODES both set) stop it before anything starts.
  */
@@ -105,14 +112,32 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   }
 
   // One write path for every adapter: batches, rides out a store outage in a bounded buffer, retries.
+  // When the store is back, the signals topic is read again from shortly before the outage: a Redis
+  // Cluster master that died may have acknowledged writes its replica never got (docs/engine.md).
+  let topicConsumer: SignalsTopicConsumer | undefined
+  let downSince: number | undefined
   const writer = new SignalWriter(store, {
     onEvent: (e) => {
       if (e.kind === 'store-down') {
         if (health.store.ok) log.error(`store: append failed, buffering (${e.buffered} held): ${e.message}`)
         health.store = { ok: false, lastError: e.message }
+        downSince ??= now()
       } else if (e.kind === 'store-up') {
         health.store = { ok: true }
         log.info(`store: back after ${e.attempts} attempts`)
+        const since = (downSince ?? now()) - STORE_OUTAGE_REREAD_MS
+        downSince = undefined
+        if (topicConsumer && config.signalsTopic) {
+          const topic = config.signalsTopic.topic
+          const p = topicConsumer
+            .rewind(since)
+            .then((r) => {
+              if (r.partitions.length) log.info({ topic, partitions: r.partitions, messages: r.messages }, `signals topic: reading ${r.messages} messages of partitions [${r.partitions.join(',')}] again, from ${new Date(since).toISOString()} on, in case the store lost them`)
+            })
+            .catch((err: Error) => log.warn({ topic }, `signals topic: cannot read again from before the store outage: ${err.message}`))
+          inFlight.add(p)
+          void p.finally(() => inFlight.delete(p))
+        }
       }
     },
   })
@@ -217,7 +242,6 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   }
 
   // The signals topic: this process as one engine of a consumer group.
-  let topicConsumer: SignalsTopicConsumer | undefined
   if (config.signalsTopic) {
     const t = config.signalsTopic
     const h: NonNullable<Health['topic']> = { cluster: '*', target: `${t.topic}@${t.brokers.join(',')}`, up: false, failures: 0, partitions: [] }
