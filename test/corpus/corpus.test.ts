@@ -14,7 +14,7 @@ import type { Rule } from '../../dsl/ast.js'
  */
 
 /** Failure cases whose top cause was right at the last measurement (docs/corpus.md); only ever raise it. */
-const ACCURACY_FLOOR = 54
+const ACCURACY_FLOOR = 55
 
 let rules: Rule[]
 let report: CorpusReport
