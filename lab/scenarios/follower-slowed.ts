@@ -31,7 +31,7 @@ function rejoins(serverLog: string): number {
 export const scenario: Scenario = {
   name: 'follower-slowed',
   summary: `broker ${FOLLOWER}'s packets to the other brokers dropped at random (${LOSS * 100} %) in ${CYCLES} rounds, each until it left the ISR, then not until it rejoined: ISR shrink/expand flapping on the leaders`,
-  needs: { seconds: 300, memoryMb: 1_500, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  needs: { seconds: 160, memoryMb: 1_500, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
   requires: 'root, iptables with the owner and statistic matches (broker run as nobody)',
   unavailable: () => firstReason(randomDropUnavailable(), needsCommand('setpriv', 'util-linux')),
   run: (ctx) => {
