@@ -37,6 +37,9 @@ const PLAN: Record<string, Plan> = {
   'npm run lab -- cluster --brokers 3 --session-timeout-ms 6000': { mode: 'help' },
   'npm run lab -- cluster --brokers 3 --session-timeout-ms 6000 --keep': { mode: 'help' },
   'npm run lab -- live-latency': { mode: 'help' },
+  'npm run lab -- stw --live --runs 5': { mode: 'help' },
+  'npm run lab -- roll-storm --live --runs 5': { mode: 'help' },
+  'npm run lab -- stw --live --keep': { mode: 'help' },
   // .ci/run fetches 3.6.2 for test/lab/versions.test.ts, so this is a cache check there.
   'lab/fetch-kafka.sh 3.6.2': { mode: 'run', exit: 0 },
   'npm run lab -- roll-storm --kafka-version 3.6.2': { mode: 'help' },
