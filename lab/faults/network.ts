@@ -51,3 +51,9 @@ export function dropUserTraffic(uid: number, dports: number[], options: { probab
   }
   return undo
 }
+
+/** What a scenario that drops one broker's packets needs, as its `requires` and `unavailable`. */
+export const USER_TRAFFIC_FAULT = {
+  requires: 'root, iptables with the owner match (broker run as nobody)',
+  unavailable: (): string | undefined => firstReason(userTrafficDropUnavailable(), needsCommand('setpriv', 'util-linux')),
+}

@@ -51,3 +51,6 @@ export function needsCgroupV1(controller: string, files: string[] = []): string 
   const missing = files.find((f) => !existsSync(`${dir}/${f}`))
   return missing ? `the cgroup v1 ${controller} controller has no ${missing} (${dir})` : undefined
 }
+
+/** The user a broker is run as when permissions must bite or its own packets be matched: nobody. */
+export const UNPRIVILEGED = { uid: 65534, gid: 65534 }

@@ -1,12 +1,11 @@
 import { join } from 'node:path'
 import { pause, runFaultScenario } from '../fault-scenario.js'
-import { dropUserTraffic, userTrafficDropUnavailable } from '../faults/network.js'
-import { firstReason, needsCommand } from '../faults/requirements.js'
+import { dropUserTraffic, USER_TRAFFIC_FAULT } from '../faults/network.js'
+import { UNPRIVILEGED } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
 const BROKER = 3
-const UNPRIVILEGED = { uid: 65534, gid: 65534 }
 const LAG_TIME_MS = 10_000
 const CUT_MS = 45_000
 
@@ -20,8 +19,7 @@ export const scenario: Scenario = {
   name: 'broker-partitioned',
   summary: `broker ${BROKER}'s packets to the other brokers' ports dropped for ${CUT_MS / 1000} s (its ZooKeeper traffic untouched), then healed: its fetchers fail and it falls out of the ISRs`,
   needs: { seconds: 120, memoryMb: 1_450, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
-  requires: 'root, iptables with the owner match (broker run as nobody)',
-  unavailable: () => firstReason(userTrafficDropUnavailable(), needsCommand('setpriv', 'util-linux')),
+  ...USER_TRAFFIC_FAULT,
   run: (ctx) => {
     let cutForMs = 0
     return runFaultScenario(ctx, {

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import kafkajs from 'kafkajs'
 import { pause, runFaultScenario } from '../fault-scenario.js'
+import { sendLargeRecords, type LargeSends } from '../large-sends.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
@@ -23,8 +23,7 @@ export const scenario: Scenario = {
   summary: `one broker with -XX:MaxDirectMemorySize=${DIRECT_MB}m receives ${RECORD_MB} MiB produce requests on ${SENDERS} connections: OutOfMemoryError, direct buffer memory`,
   needs: { seconds: 120, memoryMb: 700, ports: 'ZooKeeper 1, broker 1, exporter 1 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
-    let sent = 0
-    let failed = 0
+    const sends: LargeSends = { sent: 0, failed: 0 }
     return runFaultScenario(ctx, {
       slug: 'lab-direct-memory-oom',
       title: 'a broker\'s direct memory exhausted by large produce requests (OutOfMemoryError: Cannot reserve … bytes of direct buffer memory)',
@@ -34,30 +33,7 @@ export const scenario: Scenario = {
       producer: { acks: '1', recordsPerSec: 200, recordBytes: 1_024 },
       warmupMs: 10_000,
       async inject(env) {
-        const kafka = new kafkajs.Kafka({ clientId: 'bulk-upload', brokers: env.cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING, retry: { retries: 0 } })
-        const value = Buffer.alloc(RECORD_MB * 1024 * 1024, 0x61)
-        const until = Date.now() + LOAD_MS
-        const producers = Array.from({ length: SENDERS }, () => kafka.producer({ allowAutoTopicCreation: false }))
-        await Promise.all(
-          producers.map(async (p, i) => {
-            try {
-              await p.connect()
-              while (Date.now() < until) {
-                try {
-                  await p.send({ topic: 'uploads', acks: 1, timeout: 10_000, messages: [{ key: `k${i}`, value }] })
-                  sent++
-                } catch {
-                  failed++
-                  await pause(200)
-                }
-              }
-            } catch {
-              failed++
-            } finally {
-              await p.disconnect().catch(() => undefined)
-            }
-          }),
-        )
+        await sendLargeRecords(env.cluster.bootstrap, { topic: 'uploads', senders: SENDERS, recordMb: RECORD_MB, forMs: LOAD_MS }, sends)
       },
       async aftermath() {
         await pause(8_000)
@@ -68,7 +44,7 @@ export const scenario: Scenario = {
           '-XX:MaxDirectMemorySize (MiB)': DIRECT_MB,
           'broker heap (-Xmx, MiB)': 320,
           'produce requests of 16 MiB (concurrent senders)': `${SENDERS} for ${LOAD_MS / 1000} s`,
-          'large sends acknowledged / failed': `${sent} / ${failed}`,
+          'large sends acknowledged / failed': `${sends.sent} / ${sends.failed}`,
           '"OutOfMemoryError" lines about direct buffer memory (server.log)': countLines(log, /OutOfMemoryError: (?:Direct buffer memory|Cannot reserve \d+ bytes of direct buffer memory)/),
           'the same in the broker\'s stdout (not recorded)': countLines(join(env.target.logDir, 'stdout.log'), /OutOfMemoryError: (?:Direct buffer memory|Cannot reserve)/),
           '"OutOfMemoryError: Java heap space" lines': countLines(log, /OutOfMemoryError: Java heap space/),

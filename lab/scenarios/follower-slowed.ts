@@ -1,14 +1,13 @@
 import { join } from 'node:path'
 import { pause, runFaultScenario } from '../fault-scenario.js'
 import { dropUserTraffic, randomDropUnavailable } from '../faults/network.js'
-import { firstReason, needsCommand } from '../faults/requirements.js'
+import { firstReason, needsCommand, UNPRIVILEGED } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 import { waitFor } from '../wait-for.js'
 
 const FOLLOWER = 3
 const LEADER = 1
-const UNPRIVILEGED = { uid: 65534, gid: 65534 }
 const LAG_TIME_MS = 10_000
 const LOSS = 0.9
 const CYCLES = 4

@@ -1,13 +1,12 @@
 import { join } from 'node:path'
 import { awaitLogDirHalt, runFaultScenario } from '../fault-scenario.js'
-import { firstReason, needsCommand, needsRoot } from '../faults/requirements.js'
+import { firstReason, needsCommand, needsRoot, UNPRIVILEGED } from '../faults/requirements.js'
 import { makeUnreadable } from '../faults/volumes.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
 const BROKER = 3
 /** nobody:nogroup, present on every Debian-like system. */
-const UNPRIVILEGED = { uid: 65534, gid: 65534 }
 
 /**
  * A log dir made unreadable under a broker that runs as an unprivileged user: chmod 000 on its data

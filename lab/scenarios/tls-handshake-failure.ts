@@ -1,7 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { pause, runFaultScenario } from '../fault-scenario.js'
-import { startJavaTool } from '../java-tool.js'
+import { runRejectedProducer } from '../rejected-producer.js'
 import { firstReason, needsCommand, runOrThrow } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
@@ -65,28 +65,12 @@ export const scenario: Scenario = {
       warmupMs: 10_000,
       pickTarget: () => 1,
       async inject(env) {
-        const config = join(env.clientsDir, 'ssl-client.properties')
-        writeFileSync(
-          config,
-          [
-            `bootstrap.servers=${env.cluster.brokers.map((b) => `127.0.0.1:${b.listenerPorts[LISTENER]}`).join(',')}`,
-            'security.protocol=SSL',
-            'ssl.truststore.type=PKCS12',
-            `ssl.truststore.location=${join(tls, 'client-trust.p12')}`,
-            `ssl.truststore.password=${PASS}`,
-            'client.id=billing-producer',
-            'acks=all',
-          ].join('\n') + '\n',
-        )
-        const bad = startJavaTool(
-          env.ctx.runtime,
-          'org.apache.kafka.tools.ProducerPerformance',
-          ['--topic', 'orders', '--num-records', '100000000', '--record-size', '512', '--throughput', '50', '--producer.config', config],
-          { stdoutFile: join(env.clientsDir, 'ssl-producer.out'), logFile: join(env.clientsDir, 'ssl-producer.log') },
-        )
-        await Promise.race([pause(BAD_CLIENT_MS), bad.exited])
-        badExit = bad.alive() ? `still running after ${BAD_CLIENT_MS / 1000} s, stopped` : `exited (${await bad.exited})`
-        await bad.stop(2_000)
+        badExit = await runRejectedProducer(env, {
+          name: 'ssl',
+          listener: LISTENER,
+          settings: ['security.protocol=SSL', 'ssl.truststore.type=PKCS12', `ssl.truststore.location=${join(tls, 'client-trust.p12')}`, `ssl.truststore.password=${PASS}`],
+          forMs: BAD_CLIENT_MS,
+        })
       },
       async aftermath() {
         await pause(5_000)

@@ -1,14 +1,13 @@
 import { join } from 'node:path'
 import { pause, runFaultScenario } from '../fault-scenario.js'
-import { dropUserTraffic, userTrafficDropUnavailable } from '../faults/network.js'
-import { firstReason, needsCommand } from '../faults/requirements.js'
+import { dropUserTraffic, USER_TRAFFIC_FAULT } from '../faults/network.js'
+import { UNPRIVILEGED } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 import { waitFor } from '../wait-for.js'
 
 const LEADER = 1
 const LAGGING = 2
-const UNPRIVILEGED = { uid: 65534, gid: 65534 }
 const SESSION_TIMEOUT_MS = 6_000
 const LAG_TIME_MS = 10_000
 const LAGGING_FOR_MS = 8_000
@@ -25,8 +24,7 @@ export const scenario: Scenario = {
   name: 'unclean-election',
   summary: `broker ${LAGGING} cut off from broker ${LEADER}'s port until it left every ISR, then broker ${LEADER} killed: the lagging broker ${LAGGING} elected leader uncleanly (unclean.leader.election.enable=true, acks=1), broker ${LEADER} restarted into truncation`,
   needs: { seconds: 110, memoryMb: 1_000, ports: 'ZooKeeper 1, brokers 2, exporters 2 (dynamic, 127.0.0.1)' },
-  requires: 'root, iptables with the owner match (broker run as nobody)',
-  unavailable: () => firstReason(userTrafficDropUnavailable(), needsCommand('setpriv', 'util-linux')),
+  ...USER_TRAFFIC_FAULT,
   run: (ctx) => {
     let shrinks = 0
     let cutForMs = 0
