@@ -34,3 +34,19 @@ export function startJavaTool(runtime: KafkaRuntime, mainClass: string, args: st
     { stdoutFile: options.stdoutFile, stderrFile: options.logFile },
   )
 }
+
+/** The command line {@link startJavaTool} runs, for a caller that wraps it (a pipeline). */
+export function javaToolCommand(runtime: KafkaRuntime, mainClass: string, args: string[], heapMb = 256): string[] {
+  return [
+    runtime.java,
+    `-Xmx${heapMb}m`,
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    '-Duser.timezone=UTC',
+    `-Dlog4j.configuration=file:${join(LAB_DIR, 'tools-log4j.properties')}`,
+    '-cp',
+    runtime.toolsClasspath,
+    mainClass,
+    ...args,
+  ]
+}

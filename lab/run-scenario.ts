@@ -38,9 +38,11 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'quota-throttled': () => import('./scenarios/quota-throttled.js'),
   'sasl-auth-failure': () => import('./scenarios/sasl-auth-failure.js'),
   'tls-handshake-failure': () => import('./scenarios/tls-handshake-failure.js'),
+  'tls-cert-expired': () => import('./scenarios/tls-cert-expired.js'),
   'kraft-quorum-loss': () => import('./scenarios/kraft-quorum-loss.js'),
   'broker-added': () => import('./scenarios/broker-added.js'),
   'group-scale-out': () => import('./scenarios/group-scale-out.js'),
+  'stuck-consumer': () => import('./scenarios/stuck-consumer.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
