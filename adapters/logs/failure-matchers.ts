@@ -510,6 +510,24 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     re: /Changed partition (\S+) from \w+ to OnlinePartition with state LeaderAndIsr\(.*\bleaderRecoveryState=RECOVERING\b|The topic partition (\S+) was marked as RECOVERING\./,
     build: (m) => withPartition('leader.unclean', m[1] ?? m[2]),
   },
+  // F39. A consumer whose poll loop stopped while its heartbeat thread ran on: after max.poll.interval.ms the
+  //      client (2.x-4.x ConsumerCoordinator, its heartbeat thread) logs "[Consumer clientId=c, groupId=g] consumer
+  //      poll timeout has expired. This means the time between subsequent calls to poll() was longer than the
+  //      configured max.poll.interval.ms, …" and leaves the group with that reason (KIP-800, 3.2+), which the
+  //      ZooKeeper-mode coordinator (3.2-3.9 GroupCoordinator) logs as "Member MemberMetadata(memberId=m, …) has
+  //      left group g through explicit `LeaveGroup`; client reason: consumer poll timeout has expired.". Its
+  //      "Preparing to rebalance … (reason: Removing member m on LeaveGroup; client reason: …)" repeats it and is
+  //      left to the rebalance matcher.
+  {
+    literals: ['consumer poll timeout has expired'],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /\[Consumer clientId=([^,\]]+), groupId=([^\]]+)\] consumer poll timeout has expired|Member (?:MemberMetadata\(memberId=)?([^\s,()]+).* has left group (\S+) through explicit `LeaveGroup`.*client reason: consumer poll timeout has expired/,
+    build: (m) =>
+      m[2] !== undefined
+        ? { name: 'group.member_poll_timeout', labels: { group: m[2], client: m[1] } }
+        : { name: 'group.member_poll_timeout', labels: { group: m[4], member: m[3] } },
+  },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {
     literals: SIGNATURES.map((s) => s.literal),

@@ -204,6 +204,16 @@ const rows: Row[] = [
     [{ name: 'tls.cert_expired' }],
   ],
   [
+    'clients 3.9.1 on JDK 17, a broker certificate that expired, issuer trusted (test/incidents/lab-tls-cert-expired, stack frames left out)',
+    '[2026-12-01 16:19:53,532] WARN [Producer clientId=billing-producer] Bootstrap broker 127.0.0.1:38559 (id: -2 rack: null) disconnected (org.apache.kafka.clients.NetworkClient)\n' +
+      'org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed\n' +
+      'Caused by: javax.net.ssl.SSLHandshakeException: PKIX path validation failed: java.security.cert.CertPathValidatorException: validity check failed\n' +
+      'Caused by: sun.security.validator.ValidatorException: PKIX path validation failed: java.security.cert.CertPathValidatorException: validity check failed\n' +
+      'Caused by: java.security.cert.CertPathValidatorException: validity check failed\n' +
+      'Caused by: java.security.cert.CertificateExpiredException: NotAfter: Sun Nov 22 16:19:20 UTC 2026',
+    [{ name: 'tls.cert_expired' }],
+  ],
+  [
     'public (corpus group-member-heartbeat-expiry-long-pause, Kafka 2.x): a member removed on heartbeat expiration',
     '[2019-06-03 11:49:05,759] INFO [GroupCoordinator 0]: Preparing to rebalance group rbgh664 in state PreparingRebalance with old generation 13 (__consumer_offsets-25) (reason: removing member source-2cb8abb3-20e9-498f-9512-4f961a3e65b5 on heartbeat expiration) (kafka.coordinator.group.GroupCoordinator)',
     [{ name: 'group.member_expired', labels: { group: 'rbgh664', member: 'source-2cb8abb3-20e9-498f-9512-4f961a3e65b5' } }],
@@ -279,6 +289,22 @@ const rows: Row[] = [
     'Kafka 3.9.1 KRaft voter campaigning for the third round in a row after two of three voters were killed (test/incidents/lab-kraft-quorum-loss)',
     '[2026-12-01 15:25:57,936] INFO [RaftManager id=1] Completed transition to CandidateState(localId=1, localDirectoryId=X8ZM0Nhn3VlLnO5UM2n2wA,epoch=5, retries=3, voteStates={1=org.apache.kafka.raft.CandidateState$VoterState@7fd909c1, 2=org.apache.kafka.raft.CandidateState$VoterState@29f82f38, 3=org.apache.kafka.raft.CandidateState$VoterState@48aed35e}, highWatermark=Optional[LogOffsetMetadata(offset=59, metadata=Optional.empty)], electionTimeoutMs=1681) from CandidateState(localId=1, localDirectoryId=X8ZM0Nhn3VlLnO5UM2n2wA,epoch=4, retries=2, voteStates={1=org.apache.kafka.raft.CandidateState$VoterState@5b81aecc, 2=org.apache.kafka.raft.CandidateState$VoterState@5e07f617, 3=org.apache.kafka.raft.CandidateState$VoterState@b6210a7}, highWatermark=Optional[LogOffsetMetadata(offset=59, metadata=Optional.empty)], electionTimeoutMs=1577) (org.apache.kafka.raft.QuorumState)',
     [{ name: 'kraft.quorum_transition', labels: { state: 'candidate', retries: '3' } }],
+  ],
+  [
+    'clients 3.9.1 ConsumerCoordinator, a member whose poll loop blocked past max.poll.interval.ms (test/incidents/lab-stuck-consumer)',
+    '[2026-12-01 16:22:41,461] WARN [Consumer clientId=billing-worker, groupId=billing] consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time processing messages. You can address this either by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records. (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)',
+    [{ name: 'group.member_poll_timeout', labels: { group: 'billing', client: 'billing-worker' } }],
+  ],
+  [
+    'Kafka 3.9.1 GroupCoordinator, that member leaving on its poll timeout; the rebalance line before it repeats the reason (test/incidents/lab-stuck-consumer)',
+    '[2026-12-01 16:22:41,469] INFO [GroupCoordinator 3]: Preparing to rebalance group billing in state PreparingRebalance with old generation 1 (__consumer_offsets-1) (reason: Removing member billing-worker-fdd8b6eb-447c-4aff-8792-52b5cb7d210d on LeaveGroup; client reason: consumer poll timeout has expired.) (kafka.coordinator.group.GroupCoordinator)' + '\n' +
+      '[2026-12-01 16:22:41,470] INFO [GroupCoordinator 3]: Member MemberMetadata(memberId=billing-worker-fdd8b6eb-447c-4aff-8792-52b5cb7d210d, groupInstanceId=None, clientId=billing-worker, clientHost=/127.0.0.1, sessionTimeoutMs=45000, rebalanceTimeoutMs=20000, supportedProtocols=List(range, cooperative-sticky)) has left group billing through explicit `LeaveGroup`; client reason: consumer poll timeout has expired. (kafka.coordinator.group.GroupCoordinator)',
+    [{ name: 'group.member_poll_timeout', labels: { group: 'billing', member: 'billing-worker-fdd8b6eb-447c-4aff-8792-52b5cb7d210d' } }],
+  ],
+  [
+    'Kafka 3.9.1 GroupCoordinator, a member leaving with no reason (a consumer closed): no poll timeout (test/incidents/lab-group-churn)',
+    '[2026-11-29 20:26:23,816] INFO [GroupCoordinator 1]: Member MemberMetadata(memberId=billing-sync-worker-3b4881f3-c54d-4bf0-8aff-9b5c5c659d3a, groupInstanceId=None, clientId=billing-sync-worker, clientHost=/127.0.0.1, sessionTimeoutMs=6000, rebalanceTimeoutMs=10000, supportedProtocols=List(RoundRobinAssigner)) has left group billing-sync through explicit `LeaveGroup`; client reason: not provided (kafka.coordinator.group.GroupCoordinator)',
+    [],
   ],
   [
     'Kafka 3.9.1 clean election keeps RECOVERED: no unclean election (test/incidents/lab-unclean-election)',
