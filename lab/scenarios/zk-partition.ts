@@ -1,11 +1,10 @@
 import { pause, runFaultScenario } from '../fault-scenario.js'
-import { dropUserTraffic, userTrafficDropUnavailable } from '../faults/network.js'
-import { firstReason, needsCommand } from '../faults/requirements.js'
+import { dropUserTraffic, USER_TRAFFIC_FAULT } from '../faults/network.js'
+import { UNPRIVILEGED } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
 const BROKER = 3
-const UNPRIVILEGED = { uid: 65534, gid: 65534 }
 const SESSION_TIMEOUT_MS = 6_000
 const CUT_MS = 15_000
 
@@ -19,8 +18,7 @@ export const scenario: Scenario = {
   name: 'zk-partition',
   summary: `broker ${BROKER}'s packets to ZooKeeper dropped for ${CUT_MS / 1000} s (longer than its ${SESSION_TIMEOUT_MS / 1000} s session), then healed: a session expiry from the network, no pause`,
   needs: { seconds: 140, memoryMb: 900, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
-  requires: 'root, iptables with the owner match (broker run as nobody)',
-  unavailable: () => firstReason(userTrafficDropUnavailable(), needsCommand('setpriv', 'util-linux')),
+  ...USER_TRAFFIC_FAULT,
   run: (ctx) => {
     let cutForMs = 0
     return runFaultScenario(ctx, {
