@@ -1,5 +1,4 @@
 import type { Signal } from '../signals/signal.js'
-import { labelKey } from './eval-data.js'
 import type { SeriesCheck, SeriesCheckResult, SignalQuery, Store } from './store/store.js'
 
 /** A store that can tell what changed in a range it answered before (RedisStore). */
@@ -22,7 +21,7 @@ type Entry = { from: number; to: number; list: Signal[]; tick: number }
 /**
  * The alert loop's reads from one tick to the next. Every tick evaluates the same windows moved on by
  * a tick, so most of what a tick reads the one before read too: that part is kept, decoded, and only
- * checked against the store (count, first and last signal of the range, in the same request that
+ * checked against the store (the count and first signal of the range, in the same request that
  * reads the rest), and only the part after it is read and decoded. A check that fails re-reads the
  * whole range, so what the evaluator sees is what the store holds at the tick, not what it held
  * before.
@@ -73,8 +72,10 @@ export class SeriesCache {
       const e = this.entries.get(keyOf(name))
       const checkTo = e && e.from <= q.from && q.from <= e.to ? Math.min(e.to - this.settleMs, q.to) : -Infinity
       if (!e || checkTo < q.from) return { name, read: { from: q.from, to: q.to } }
-      held[i] = slice(e.list, q.from, checkTo)
-      return { name, check: { from: q.from, to: checkTo }, read: { from: checkTo + 1, to: q.to } }
+      const kept = slice(e.list, q.from, checkTo)
+      held[i] = kept
+      const check = kept.length ? { from: q.from, to: checkTo, first: kept[0] } : { from: q.from, to: checkTo }
+      return { name, check, read: { from: checkTo + 1, to: q.to } }
     })
     const results = await this.store.readSeriesChanges(scope, parts)
     const lists: Signal[][] = new Array(names.length)
@@ -137,11 +138,5 @@ function lowerBound(list: Signal[], at: number): number {
 }
 
 function unchanged(kept: Signal[], r: SeriesCheckResult): boolean {
-  if (r.count !== kept.length) return false
-  if (kept.length === 0) return true
-  return same(kept[0], r.first) && same(kept[kept.length - 1], r.last)
-}
-
-function same(a: Signal, b: Signal | undefined): boolean {
-  return b !== undefined && a.at === b.at && a.value === b.value && a.source === b.source && a.text === b.text && labelKey(a.labels) === labelKey(b.labels)
+  return r.count === kept.length && (kept.length === 0 || r.firstSame)
 }

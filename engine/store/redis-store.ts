@@ -506,12 +506,13 @@ export class RedisStore implements Store {
       const args: (string | number)[] = parts.map((p) => this.keys.signal(scope.cluster, scope.broker, p.name))
       for (const p of parts) args.push(p.check?.from ?? '', p.check?.to ?? '', p.read.from, p.read.to)
       const replies = await this.redis.seriesChanges(parts.length, ...args)
-      return replies.map(([count, first, last, members], i): SeriesCheckResult => {
-        const name = parts[i].name
-        const decode = (m: string) => decodeMember(m, name, scope.cluster, scope.broker)
+      return replies.map(([count, first, members], i): SeriesCheckResult => {
+        const { name, check } = parts[i]
         const signals: Signal[] = new Array(members.length)
-        for (let j = 0; j < members.length; j++) signals[j] = decode(members[j])
-        return count > 0 ? { count, first: decode(first), last: decode(last), signals } : { count, signals }
+        for (let j = 0; j < members.length; j++) signals[j] = decodeMember(members[j], name, scope.cluster, scope.broker)
+        // The first member is compared as stored: the caller's signal encodes to it when it is the same one.
+        const firstSame = count > 0 && check?.first !== undefined && signalMember(check.first) === first
+        return { count, firstSame, signals }
       })
     })
   }

@@ -111,16 +111,17 @@ export type PendingChange = {
 }
 
 /**
- * One signal of one scope for `readSeriesChanges`: a range the caller already holds, to check, and a
- * range to read. Inclusive epoch ms; a read whose start is after its end reads nothing.
+ * One signal of one scope for `readSeriesChanges`: a range the caller already holds (with the first
+ * signal it holds there, if any), to check, and a range to read. Inclusive epoch ms; a read whose
+ * start is after its end reads nothing.
  */
-export type SeriesCheck = { name: string; check?: { from: number; to: number }; read: { from: number; to: number } }
+export type SeriesCheck = { name: string; check?: { from: number; to: number; first?: Signal }; read: { from: number; to: number } }
 
 /**
- * The store's side of a SeriesCheck: how many signals lie in the checked range and its first and
- * last (the count -1 and no signals when nothing was checked), and the signals of the read range.
+ * The store's side of a SeriesCheck: how many signals lie in the checked range (-1 when nothing was
+ * checked) and whether the first of them is the one the caller gave, and the signals of the read range.
  */
-export type SeriesCheckResult = { count: number; first?: Signal; last?: Signal; signals: Signal[] }
+export type SeriesCheckResult = { count: number; firstSame: boolean; signals: Signal[] }
 
 export type StoredDiagnosis = { at: number; cluster: string; broker: string; ruleId: string; severity: string; cause: string }
 
