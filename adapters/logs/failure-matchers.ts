@@ -523,10 +523,10 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: KAFKA_CLIENT,
     re: /\[Consumer clientId=([^,\]]+), groupId=([^\]]+)\] consumer poll timeout has expired|Member (?:MemberMetadata\(memberId=)?([^\s,()]+).* has left group (\S+) through explicit `LeaveGroup`.*client reason: consumer poll timeout has expired/,
-    build: (m) =>
-      m[2] !== undefined
-        ? { name: 'group.member_poll_timeout', labels: { group: m[2], client: m[1] } }
-        : { name: 'group.member_poll_timeout', labels: { group: m[4], member: m[3] } },
+    build: (m) => {
+      const labels: Record<string, string> = m[2] !== undefined ? { group: m[2], client: m[1] } : { group: m[4], member: m[3] }
+      return { name: 'group.member_poll_timeout', labels }
+    },
   },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {
