@@ -18,21 +18,8 @@ export type JavaToolOptions = {
  * tools' log4j configuration so client warnings read as they do in production.
  */
 export function startJavaTool(runtime: KafkaRuntime, mainClass: string, args: string[], options: JavaToolOptions = {}): ManagedProcess {
-  return spawnManaged(
-    runtime.java,
-    [
-      `-Xmx${options.heapMb ?? 256}m`,
-      '-XX:+UseSerialGC',
-      '-XX:TieredStopAtLevel=1',
-      '-Duser.timezone=UTC',
-      `-Dlog4j.configuration=file:${join(LAB_DIR, 'tools-log4j.properties')}`,
-      '-cp',
-      runtime.toolsClasspath,
-      mainClass,
-      ...args,
-    ],
-    { stdoutFile: options.stdoutFile, stderrFile: options.logFile },
-  )
+  const [java, ...javaArgs] = javaToolCommand(runtime, mainClass, args, options.heapMb)
+  return spawnManaged(java, javaArgs, { stdoutFile: options.stdoutFile, stderrFile: options.logFile })
 }
 
 /** The command line {@link startJavaTool} runs, for a caller that wraps it (a pipeline). */

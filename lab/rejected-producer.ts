@@ -35,3 +35,29 @@ export async function runRejectedProducer(
   await bad.stop(2_000)
   return exit
 }
+
+/** The load every security scenario runs beside its misconfigured client, and the broker it diagnoses. */
+export const SECURITY_SCENARIO_LOAD = {
+  topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
+  producer: { acks: 'all' as const, recordsPerSec: 500, recordBytes: 1_024 },
+  warmupMs: 10_000,
+  pickTarget: () => 1,
+}
+
+/** Cluster options for an `SSL` listener named `listener` beside PLAINTEXT, serving the key pair in a PKCS12 store. */
+export function sslListener(listener: string, keystore: string, password: string) {
+  return {
+    extraListeners: [{ name: listener, protocol: 'SSL' as const }],
+    brokerConfig: {
+      'listener.name.ssl.ssl.keystore.type': 'PKCS12',
+      'listener.name.ssl.ssl.keystore.location': keystore,
+      'listener.name.ssl.ssl.keystore.password': password,
+      'listener.name.ssl.ssl.key.password': password,
+    },
+  }
+}
+
+/** A client's settings for an `SSL` listener, trusting what a PKCS12 trust store holds. */
+export function sslClientSettings(truststore: string, password: string): string[] {
+  return ['security.protocol=SSL', 'ssl.truststore.type=PKCS12', `ssl.truststore.location=${truststore}`, `ssl.truststore.password=${password}`]
+}

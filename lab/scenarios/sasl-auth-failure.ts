@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { pause, runFaultScenario } from '../fault-scenario.js'
-import { runRejectedProducer } from '../rejected-producer.js'
+import { runRejectedProducer, SECURITY_SCENARIO_LOAD } from '../rejected-producer.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
@@ -31,10 +31,7 @@ export const scenario: Scenario = {
             'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";',
         },
       },
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
-      pickTarget: () => 1,
+      ...SECURITY_SCENARIO_LOAD,
       async inject(env) {
         badExit = await runRejectedProducer(env, {
           name: 'sasl',

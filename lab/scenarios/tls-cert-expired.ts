@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { pause, runFaultScenario } from '../fault-scenario.js'
-import { runRejectedProducer } from '../rejected-producer.js'
+import { runRejectedProducer, SECURITY_SCENARIO_LOAD, sslListener, sslClientSettings } from '../rejected-producer.js'
 import { firstReason, needsCommand, runOrThrow } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
@@ -53,24 +53,13 @@ export const scenario: Scenario = {
         keytool(['-importcert', '-noprompt', '-alias', 'ca', '-file', join(tls, 'ca.crt'), ...p12, '-keystore', join(tls, 'client-trust.p12')], 'building the client trust store')
         return () => undefined
       },
-      cluster: {
-        extraListeners: [{ name: LISTENER, protocol: 'SSL' }],
-        brokerConfig: {
-          'listener.name.ssl.ssl.keystore.type': 'PKCS12',
-          'listener.name.ssl.ssl.keystore.location': ks,
-          'listener.name.ssl.ssl.keystore.password': PASS,
-          'listener.name.ssl.ssl.key.password': PASS,
-        },
-      },
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
-      pickTarget: () => 1,
+      cluster: sslListener(LISTENER, ks, PASS),
+      ...SECURITY_SCENARIO_LOAD,
       async inject(env) {
         clientExit = await runRejectedProducer(env, {
           name: 'ssl',
           listener: LISTENER,
-          settings: ['security.protocol=SSL', 'ssl.truststore.type=PKCS12', `ssl.truststore.location=${join(tls, 'client-trust.p12')}`, `ssl.truststore.password=${PASS}`],
+          settings: sslClientSettings(join(tls, 'client-trust.p12'), PASS),
           forMs: CLIENT_MS,
         })
       },
