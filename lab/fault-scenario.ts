@@ -233,6 +233,16 @@ Asserted on the recording by \`test/lab/recorded.test.ts\`.
 export const pause = sleep
 
 /**
+ * The steady load most fault scenarios run: topic `orders` (6 partitions, RF 3, min.insync.replicas 2)
+ * taking 500 × 1 KiB records/s with acks=all from a 10 s warm-up on, so a fault has writes to break.
+ */
+export const ORDERS_LOAD = {
+  topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
+  producer: { acks: 'all' as const, recordsPerSec: 500, recordBytes: 1_024 },
+  warmupMs: 10_000,
+}
+
+/**
  * The aftermath of a log dir fault: Kafka halts a broker whose only log dir failed. Waits up to 45 s
  * for the target to exit (saying so in the run's log if it does not), then 8 s more so the peers'
  * and clients' reactions are in the recording.

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { pause, type FaultEnv } from './fault-scenario.js'
+import { ORDERS_LOAD, pause, type FaultEnv } from './fault-scenario.js'
 import { startJavaTool } from './java-tool.js'
 
 /**
@@ -37,12 +37,7 @@ export async function runRejectedProducer(
 }
 
 /** The load every security scenario runs beside its misconfigured client, and the broker it diagnoses. */
-export const SECURITY_SCENARIO_LOAD = {
-  topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-  producer: { acks: 'all' as const, recordsPerSec: 500, recordBytes: 1_024 },
-  warmupMs: 10_000,
-  pickTarget: () => 1,
-}
+export const SECURITY_SCENARIO_LOAD = { ...ORDERS_LOAD, pickTarget: () => 1 }
 
 /** Cluster options for an `SSL` listener named `listener` beside PLAINTEXT, serving the key pair in a PKCS12 store. */
 export function sslListener(listener: string, keystore: string, password: string) {

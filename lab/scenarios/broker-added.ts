@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
@@ -21,9 +21,7 @@ export const scenario: Scenario = {
       title: 'control: a fourth broker joins a running cluster',
       brokers: 4,
       cluster: { startLater: [NEW_BROKER] },
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       pickTarget: () => NEW_BROKER,
       async inject(env) {
         const t0 = Date.now()

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import { dropUserTraffic, USER_TRAFFIC_FAULT } from '../faults/network.js'
 import { UNPRIVILEGED } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
@@ -27,9 +27,7 @@ export const scenario: Scenario = {
       title: 'one broker cut off from its peers by the network (not from ZooKeeper): its fetchers fail, it leaves the ISRs',
       brokers: 3,
       cluster: { runAsById: { [BROKER]: UNPRIVILEGED }, brokerConfig: { 'replica.lag.time.max.ms': String(LAG_TIME_MS) } },
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       pickTarget: () => BROKER,
       async inject(env) {
         const peers = env.cluster.brokers.filter((b) => b.id !== BROKER)

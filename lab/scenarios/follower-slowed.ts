@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import { dropUserTraffic, randomDropUnavailable } from '../faults/network.js'
 import { firstReason, needsCommand, UNPRIVILEGED } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
@@ -40,9 +40,7 @@ export const scenario: Scenario = {
       title: 'a follower slowed by a lossy path, again and again: ISR shrink/expand flapping on the leaders',
       brokers: 3,
       cluster: { runAsById: { [FOLLOWER]: UNPRIVILEGED }, brokerConfig: { 'replica.lag.time.max.ms': String(LAG_TIME_MS) } },
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       pickTarget: () => LEADER,
       async inject(env) {
         const peers = env.cluster.brokers.filter((b) => b.id !== FOLLOWER)

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import { startJavaTool } from '../java-tool.js'
 import type { ManagedProcess } from '../managed-process.js'
 import type { Scenario } from '../scenario.js'
@@ -23,9 +23,7 @@ export const scenario: Scenario = {
       slug: 'lab-group-scale-out',
       title: 'control: a consumer group scaled out from one member to three',
       brokers: 3,
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       // The group's coordinator is not known before the run; broker 1 is asked, and the rule test checks every broker.
       pickTarget: () => 1,
       async inject(env) {

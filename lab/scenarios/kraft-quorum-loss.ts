@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
@@ -21,9 +21,7 @@ export const scenario: Scenario = {
       title: 'two of three KRaft voters killed: the controller quorum has lost its majority',
       mode: 'kraft',
       brokers: 3,
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       // The survivor is not the active controller, so the quorum's leader is among the dead.
       pickTarget: (cluster, controller) => cluster.brokers.find((b) => b.id !== controller)!.id,
       async inject(env) {

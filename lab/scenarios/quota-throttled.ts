@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import { startJavaTool } from '../java-tool.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
@@ -23,9 +23,7 @@ export const scenario: Scenario = {
       slug: 'lab-quota-throttled',
       title: 'a producer held to a client quota below its rate: throttled by the brokers, nothing broken',
       brokers: 3,
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       async inject(env) {
         const out = join(env.clientsDir, 'kafka-configs.out')
         const tool = startJavaTool(

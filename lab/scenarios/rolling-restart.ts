@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
@@ -20,9 +20,7 @@ export const scenario: Scenario = {
       slug: 'lab-rolling-restart',
       title: 'a planned rolling restart (healthy control)',
       brokers: 3,
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       pickTarget: () => 1,
       async inject() {},
       async aftermath(env) {

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
@@ -21,9 +21,7 @@ export const scenario: Scenario = {
       title: 'two replicas down under acks=all: writes refused for too few in-sync replicas',
       brokers: 3,
       cluster: { zkSessionTimeoutMs: SESSION_TIMEOUT_MS },
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       // The survivor is the controller, so leadership moves to it without a controller election.
       pickTarget: (cluster, controller) => (controller > 0 ? controller : cluster.brokers[0].id),
       async inject(env) {

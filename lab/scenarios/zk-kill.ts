@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
@@ -20,9 +20,7 @@ export const scenario: Scenario = {
       title: 'ZooKeeper killed: every broker loses its session at once',
       brokers: 3,
       cluster: { zkSessionTimeoutMs: SESSION_TIMEOUT_MS },
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       async inject(env) {
         const zk = env.cluster.zookeeper!.process
         zk.signal('SIGKILL')

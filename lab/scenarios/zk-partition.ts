@@ -1,4 +1,4 @@
-import { pause, runFaultScenario } from '../fault-scenario.js'
+import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
 import { dropUserTraffic, USER_TRAFFIC_FAULT } from '../faults/network.js'
 import { UNPRIVILEGED } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
@@ -26,9 +26,7 @@ export const scenario: Scenario = {
       title: 'one broker cut off from ZooKeeper by the network: its session expires, no pause',
       brokers: 3,
       cluster: { zkSessionTimeoutMs: SESSION_TIMEOUT_MS, runAsById: { [BROKER]: UNPRIVILEGED } },
-      topic: { name: 'orders', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
-      producer: { acks: 'all', recordsPerSec: 500, recordBytes: 1_024 },
-      warmupMs: 10_000,
+      ...ORDERS_LOAD,
       pickTarget: () => BROKER,
       async inject(env) {
         const heal = dropUserTraffic(UNPRIVILEGED.uid, [env.cluster.zookeeper!.port])
