@@ -8,6 +8,7 @@ import { AlertOverlay, replayAlerts } from './replay-alerts.js'
 import { lookbackMs } from './rule-signals.js'
 import { MemoryStore } from './store/memory-store.js'
 import type { BrokerRef, SignalQuery, Store } from './store/store.js'
+import { firstAtOrAfter } from './time-sorted.js'
 import type { Signal } from '../signals/signal.js'
 
 /**
@@ -234,14 +235,3 @@ function scopeKey(cluster: string, broker: string | undefined): string {
   return JSON.stringify([cluster, broker ?? null])
 }
 
-/** Index of the first signal at or after `at` in a time-sorted list. */
-function firstAtOrAfter(list: readonly Signal[], at: number): number {
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (list[mid].at < at) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}

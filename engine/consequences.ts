@@ -4,6 +4,7 @@ import type { Cause, Evidence } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
 import { toEvidence } from './evidence.js'
 import type { EvalData, EvalWindow } from './match.js'
+import { firstAtOrAfter } from './time-sorted.js'
 
 /** Consequence points per explained signal and in all, nearest the match first. */
 const CONSEQUENCES_PER_SIGNAL = 5
@@ -76,17 +77,6 @@ function rawLineKey(source: string, at: number, text: string | undefined, name: 
   return text !== undefined ? `${source}\u0000${at}\u0000${text}` : `${source}\u0000${at}\u0000${name}\u0000${labelKey(labels)}`
 }
 
-/** Index of the first signal at or after t in a time-sorted list (binary search). */
-function firstAtOrAfter(list: readonly Signal[], t: number): number {
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (list[mid].at < t) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 
 /**
  * The n signals of list[lo, hi) nearest to t, walking outwards from t, skipping raw lines already

@@ -1,5 +1,6 @@
 import type { Signal } from '../signals/signal.js'
 import type { SeriesCheck, SeriesCheckResult, SignalQuery, Store } from './store/store.js'
+import { firstAtOrAfter } from './time-sorted.js'
 
 /** A store that can tell what changed in a range it answered before (RedisStore). */
 export type ChangeReader = { readSeriesChanges: NonNullable<Store['readSeriesChanges']> }
@@ -121,21 +122,11 @@ export class SeriesCache {
 
 /** The kept signals with `at` in [from, to] (the list is time-sorted). */
 function slice(list: Signal[], from: number, to: number): Signal[] {
-  const first = lowerBound(list, from)
-  const end = lowerBound(list, to + 1)
+  const first = firstAtOrAfter(list, from)
+  const end = firstAtOrAfter(list, to + 1)
   return first === 0 && end === list.length ? list : list.slice(first, end)
 }
 
-function lowerBound(list: Signal[], at: number): number {
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (list[mid].at < at) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 
 function unchanged(kept: Signal[], r: SeriesCheckResult): boolean {
   return r.count === kept.length && (kept.length === 0 || r.firstSame)
