@@ -76,11 +76,20 @@ function evaluateFact(cond: StreamCond, data: EvalData, window: EvalWindow): Mat
       lastAt: window.to,
       evidence: [f],
       evidenceTotal: 1,
-      labels: {},
+      labels: factScope(f),
       values: valueOf(f),
     })
   }
   return out.sort((a, b) => a.at - b.at)
+}
+
+/**
+ * The labels that say what a fact is about (a topic's config), so `and` joins it with that topic's
+ * events only; a broker-wide fact has none and joins every topic. Labels that describe the value
+ * (`version`, `from`) are not scope.
+ */
+function factScope(f: Signal): Record<string, string> {
+  return f.labels?.topic === undefined ? {} : { topic: f.labels.topic }
 }
 
 /**

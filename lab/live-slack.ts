@@ -44,7 +44,7 @@ export type LiveSlackResult = {
   scenario: string
   run: number
   faultAt?: number
-  /** The rule ids a message had to name: the expected top rule and the ones allowed instead. */
+  /** The rule ids a message had to name: the expected top rule, the ones allowed instead and the early warnings. */
   expected: string[]
   rule?: string
   broker?: string
@@ -60,6 +60,8 @@ export type LiveSlackResult = {
   postedAt?: number
   /** chat.postMessage or chat.update. */
   method?: string
+  /** When the cause was first named by an early warning: when a message named the failure itself. */
+  failurePostedAt?: number
   /** Slack Web API calls the bot made during the run, and what the stand-in found wrong in any of them. */
   calls: number
   problems: string[]
@@ -91,6 +93,8 @@ export class LiveSlackWatch {
   private serve?: ServeChild
   private watcher?: StoreWatcher
   private expected: string[] = []
+  /** The early warnings among `expected` (the scenario's `warnsFirst`). */
+  private warnings: string[] = []
   /** Rule id → the signals its match rests on, for the evidence → stored leg. */
   private observed = new Map<string, string[]>()
   /** Each followed log file's size over time (a sample whenever it changed), to tell when a line was written. */
@@ -105,7 +109,8 @@ export class LiveSlackWatch {
   /** The scenario's ctx.watch: starts the stand-in and serve on the running cluster. */
   readonly watch = async (cluster: LabCluster, expect: ScenarioExpectation): Promise<void> => {
     if (!expect.topRule) throw new Error('a healthy control names no cause: nothing for --live to wait for')
-    this.expected = [expect.topRule, ...(expect.alsoTop ?? [])]
+    this.warnings = expect.warnsFirst ?? []
+    this.expected = [expect.topRule, ...(expect.alsoTop ?? []), ...this.warnings]
     const build = resolve(REPO_DIR)
     const { rules } = await loadRules([join(build, 'rules')])
     for (const r of rules) if (this.expected.includes(r.id)) this.observed.set(r.id, observedSignalsOfRule(r))
@@ -152,11 +157,11 @@ export class LiveSlackWatch {
     result.faultAt = faultAt
     result.expected = this.expected
     const deadline = faultAt + (this.opts.timeoutMs ?? 60_000)
-    const naming = () => this.slack.calls.find((c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && c.status === 200 && c.at >= faultAt && namesCause(c, this.expected))
-    let call = naming()
+    const naming = (ids: string[]) => this.slack.calls.find((c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && c.status === 200 && c.at >= faultAt && namesCause(c, ids))
+    let call = naming(this.expected)
     while (!call && Date.now() < deadline) {
       await sleep(100)
-      call = naming()
+      call = naming(this.expected)
     }
     if (!call) {
       result.note = `no Slack message named ${this.expected.join(' or ')} within ${Math.round((deadline - faultAt) / 1000)} s of the fault`
@@ -164,6 +169,16 @@ export class LiveSlackWatch {
     }
     result.postedAt = call.at
     result.method = call.method
+    const failure = this.expected.filter((id) => !this.warnings.includes(id))
+    if (this.warnings.length && !namesCause(call, failure)) {
+      // Named early, by a warning: the failure's own message is timed too, up to the same deadline.
+      let later = naming(failure)
+      while (!later && Date.now() < deadline) {
+        await sleep(100)
+        later = naming(failure)
+      }
+      result.failurePostedAt = later?.at
+    }
     // The poller samples the store every 100 ms: give it a moment to have seen the alert.
     const blob = JSON.stringify(call.args)
     const alertOf = () =>
@@ -281,12 +296,13 @@ const leg = (to: number | undefined, from: number | undefined) => (to === undefi
 /** One line: the cause named, the total and each leg, or why not. */
 export function describeLiveResult(r: LiveSlackResult): string {
   if (r.postedAt === undefined) return r.note ?? 'no message'
-  return `${r.rule ?? '?'} on broker ${r.broker ?? '-'}: fault → Slack ${sec(leg(r.postedAt, r.faultAt))} (evidence ${sec(leg(r.evidenceAt, r.faultAt))}, stored ${sec(leg(r.storedAt, r.evidenceAt))} of which in the file ${sec(leg(r.writtenAt, r.evidenceAt))}, alert ${sec(leg(r.alertAt, r.storedAt))}, posted ${sec(leg(r.postedAt, r.alertAt))}); ${r.calls} Slack calls, ${r.problems.length} invalid`
+  const failure = r.failurePostedAt === undefined ? '' : `; the failure itself named ${sec(leg(r.failurePostedAt, r.faultAt))} after the fault`
+  return `${r.rule ?? '?'} on broker ${r.broker ?? '-'}: fault → Slack ${sec(leg(r.postedAt, r.faultAt))}${failure} (evidence ${sec(leg(r.evidenceAt, r.faultAt))}, stored ${sec(leg(r.storedAt, r.evidenceAt))} of which in the file ${sec(leg(r.writtenAt, r.evidenceAt))}, alert ${sec(leg(r.alertAt, r.storedAt))}, posted ${sec(leg(r.postedAt, r.alertAt))}); ${r.calls} Slack calls, ${r.problems.length} invalid`
 }
 
 /** The table `lab <scenario> --live` prints: one row per run, then p50 and worst of fault → Slack per scenario. */
 export function liveSlackTable(results: LiveSlackResult[]): string {
-  const head = ['scenario', 'run', 'cause named', 'fault→evidence', 'evidence→stored', '(→in file)', 'stored→alert', 'alert→posted', 'fault→Slack', 'invalid']
+  const head = ['scenario', 'run', 'cause named', 'fault→evidence', 'evidence→stored', '(→in file)', 'stored→alert', 'alert→posted', 'fault→Slack', 'failure named', 'invalid']
   const rows = results.map((r) => [
     r.scenario,
     String(r.run),
@@ -297,6 +313,7 @@ export function liveSlackTable(results: LiveSlackResult[]): string {
     sec(leg(r.alertAt, r.storedAt)),
     sec(leg(r.postedAt, r.alertAt)),
     sec(leg(r.postedAt, r.faultAt)),
+    sec(leg(r.failurePostedAt, r.faultAt)),
     String(r.problems.length),
   ])
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (i === 2 ? Math.min(row[i].length, 40) : row[i].length))))
@@ -306,8 +323,10 @@ export function liveSlackTable(results: LiveSlackResult[]): string {
     const rs = results.filter((r) => r.scenario === name)
     const totals = rs.map((r) => leg(r.postedAt, r.faultAt)).filter((x): x is number => x !== undefined)
     const p50 = (f: (r: LiveSlackResult) => number | undefined) => sec(median(rs.map(f)))
+    const failures = rs.map((r) => leg(r.failurePostedAt, r.faultAt)).filter((x): x is number => x !== undefined)
+    const failure = failures.length ? `; named first by a warning, the failure itself p50 ${sec(median(failures))}, worst ${sec(Math.max(...failures))}` : ''
     out.push(
-      `${name}: ${totals.length} of ${rs.length} runs named the cause; fault → Slack p50 ${sec(median(totals))}, worst ${sec(totals.length ? Math.max(...totals) : undefined)}` +
+      `${name}: ${totals.length} of ${rs.length} runs named the cause; fault → Slack p50 ${sec(median(totals))}, worst ${sec(totals.length ? Math.max(...totals) : undefined)}${failure}` +
         ` (p50 legs: evidence ${p50((r) => leg(r.evidenceAt, r.faultAt))}, stored ${p50((r) => leg(r.storedAt, r.evidenceAt))}, alert ${p50((r) => leg(r.alertAt, r.storedAt))}, posted ${p50((r) => leg(r.postedAt, r.alertAt))}); serve ${SERVE_ENGINE_DEFAULTS} unless told otherwise`,
     )
   }

@@ -19,6 +19,13 @@ export type ScenarioExpectation = {
   alsoTop?: string[]
   /** Rule ids that must not appear among the causes at all. */
   absentRules: string[]
+  /**
+   * Rules that name the same root cause before the failure it leads to (roll-storm's
+   * `roll_storm_building`: the topic's segment.ms, while the broker still has files left). A live run
+   * counts a message naming one as naming the cause, and also times the message naming the failure;
+   * the recorded diagnosis must still rank `topRule` first.
+   */
+  warnsFirst?: string[]
 }
 
 /** Everything one scenario run hands back after it has recorded its incident. */

@@ -83,7 +83,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutcome> {
     brokerConfig: limit === 'address-space' ? { 'log.index.size.max.bytes': String(INDEX_MAX_BYTES) } : {},
   })
   const broker = cluster.brokers[0]
-  const expect: ScenarioExpectation = { topRule: 'roll_storm_resource_exhaustion', absentRules: ['fd_exhaustion'] }
+  const expect: ScenarioExpectation = { topRule: 'roll_storm_resource_exhaustion', absentRules: ['fd_exhaustion'], warnsFirst: ['roll_storm_building'] }
   const recorder = new ScrapeRecorder(cluster)
   const clientsDir = join(ctx.workDir, 'clients')
   mkdirSync(clientsDir, { recursive: true })

@@ -233,6 +233,19 @@ describe('engine/evaluate', () => {
     })
   })
 
+  describe('a topic\'s fact joins that topic\'s events only', () => {
+    const roll = (topic: string, sec: number) => sig('log.segment_roll', sec, undefined, { topic, partition: '0' })
+    const rolls = (topic: string) => Array.from({ length: 40 }, (_, i) => roll(topic, 10 + i))
+    const storm = cond('count(log.segment_roll) by topic over 1m > 30 and config.segment_ms < 1m')
+    it.each([
+      { name: 'the storming topic has the tiny segment.ms', signals: [...rolls('fast'), sig('config.segment_ms', 1, 100, { topic: 'fast' })], topics: ['fast'] },
+      { name: 'another topic has it: no match', signals: [...rolls('metrics'), sig('config.segment_ms', 1, 100, { topic: 'fast' }), sig('config.segment_ms', 1, 7 * 86_400_000, { topic: 'metrics' })], topics: [] },
+      { name: 'a broker-wide value joins every topic', signals: [...rolls('metrics'), sig('config.segment_ms', 1, 100)], topics: ['metrics'] },
+    ])('$name', ({ signals, topics }) => {
+      expect(run(storm, signals).map((m) => m.labels.topic)).toEqual(topics)
+    })
+  })
+
   describe('a signal compared with a fact', () => {
     const limit = (ms: number, sec = 1) => sig('config.zookeeper_session_timeout_ms', sec, ms)
     it.each([
