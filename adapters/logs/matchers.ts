@@ -585,15 +585,20 @@ export const MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: KAFKA,
     re: /^Processing override for entityPath: topics\/(\S+) with config: \w*Map\((.*)\)$/,
-    build: (m) => {
-      const configs: Record<string, { value: string }> = {}
-      // "k -> v, k2 -> v2"; a value may hold ", " itself (throttled replica lists), a key never does.
-      for (const pair of m[2].split(/, (?=[a-z][a-z0-9._-]* -> )/)) {
-        const at = pair.indexOf(' -> ')
-        if (at > 0) configs[pair.slice(0, at)] = { value: pair.slice(at + 4) }
-      }
-      return [...configFacts(configs)].map(([name, f]) => ({ name, value: f.value, labels: { topic: m[1] } }))
-    },
+    // "k -> v, k2 -> v2": Scala's Map.toString.
+    build: (m) => topicConfigFacts(m[1], m[2], ', '),
+  },
+  // 37. Kafka 3.x "Updating topic orders with new configuration : min.insync.replicas -> 2": KRaft's
+  //     DynamicConfigPublisher on every broker (lab-kraft-quorum-loss) and ZooKeeper mode's ZkAdminManager
+  //     on the broker that took the change (lab-roll-storm): the topic's overrides after it, as facts, so
+  //     a KRaft cluster's config change is known live too.
+  {
+    literals: ['Updating topic '],
+    scope: 'message',
+    formats: KAFKA,
+    re: /^(?:\[[^\]]*\]:? )?Updating topic (\S+) with new configuration : (.*)$/,
+    // "k -> v,k2 -> v2": mkString(",").
+    build: (m) => topicConfigFacts(m[1], m[2], ','),
   },
   // J1-J10. JVM banners on stdout and the C library's errno texts (jvm-os-matchers.ts).
   ...JVM_OS_MATCHERS,
@@ -603,6 +608,19 @@ export const MATCHERS: readonly Matcher[] = [
   // S1-S4. Session timeouts: ZooKeeper client connect and grant lines, the KafkaConfig dump (session-matchers.ts).
   ...SESSION_MATCHERS,
 ]
+
+/**
+ * A topic's config facts from "k -> v<sep>k2 -> v2". A value may hold the separator itself (throttled
+ * replica lists "0:1,1:2"), a key never does, so a split needs a key and " -> " after it.
+ */
+function topicConfigFacts(topic: string, pairs: string, separator: ', ' | ','): Draft[] {
+  const configs: Record<string, { value: string }> = {}
+  for (const pair of pairs.split(new RegExp(`${separator}(?=[a-z][a-z0-9._-]* -> )`))) {
+    const at = pair.indexOf(' -> ')
+    if (at > 0) configs[pair.slice(0, at)] = { value: pair.slice(at + 4) }
+  }
+  return [...configFacts(configs)].map(([name, f]) => ({ name, value: f.value, labels: { topic } }))
+}
 
 const secs = (t: string) => Math.round(Number(t.replace(',', '.')) * 1e9) / 1e6
 

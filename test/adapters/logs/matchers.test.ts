@@ -232,6 +232,16 @@ const kafkaRows: Row[] = [
       { name: 'config.min_insync_replicas', value: 2, labels: { topic: 'orders' } },
     ],
   ],
+  [
+    'Kafka 3.9.1 KRaft DynamicConfigPublisher applying a topic change on every broker (lab-kraft-quorum-loss)',
+    '[2026-12-01 15:25:41,535] INFO [DynamicConfigPublisher broker id=1] Updating topic orders with new configuration : min.insync.replicas -> 2 (kafka.server.metadata.DynamicConfigPublisher)',
+    [{ name: 'config.min_insync_replicas', value: 2, labels: { topic: 'orders' } }],
+  ],
+  [
+    'Kafka 3.9.1 ZkAdminManager taking a topic change on the broker that handled it (lab-roll-storm)',
+    '[2026-11-29 20:10:50,305] INFO [Admin Manager on Broker 1]: Updating topic LoadTestingTopic with new configuration : segment.ms -> 100 (kafka.server.ZkAdminManager)',
+    [{ name: 'config.segment_ms', value: 100, labels: { topic: 'LoadTestingTopic' } }],
+  ],
 ]
 
 const clientRows: Row[] = [
