@@ -27,13 +27,30 @@ export function sourceKey(source: string): string {
   return colon < 0 ? source : source.slice(0, colon)
 }
 
+/** True when `source` is line N of the file `key` names ("log:/x/server.log" and "log:/x/server.log:1234"). */
+function sameFile(source: string, key: string): boolean {
+  if (key.length === 0 || source.length <= key.length + 1 || source.charCodeAt(key.length) !== 58 || !source.startsWith(key)) return false
+  const file = FILE_SCHEME.test(key)
+  // An adapter's key ("jmx") covers every source of its scheme, unless that scheme is a file's.
+  if (!file) return !FILE_SCHEME.test(source)
+  for (let i = key.length + 1; i < source.length; i++) {
+    const c = source.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
+}
+
+const FILE_SCHEME = /^(?:log|jsonl|gc):/
+
 /** Per source, the first and last signal inside the window and how many there were; busiest first. */
 export function dataSpans(data: EvalData, window: EvalWindow): DataSpan[] {
   const spans = new Map<string, DataSpan>()
   for (const list of data.series.values()) {
+    // A series' signals mostly come from one file in a row: the previous key is checked before the regex.
+    let key = ''
     for (const s of list) {
       if (s.at < window.from || s.at > window.to) continue
-      const key = sourceKey(s.source)
+      if (!sameFile(s.source, key)) key = sourceKey(s.source)
       const span = spans.get(key)
       if (!span) spans.set(key, { source: key, firstAt: s.at, lastAt: s.at, signals: 1 })
       else {
