@@ -25,7 +25,13 @@ export type { Cause } from './diagnosis.js'
  * firing, when its interval passed); `updated`: new evidence for a firing alert, to edit its message
  * in place; `resolved`: the condition stopped holding.
  */
-export type AlertEvent = { type: 'firing' | 'updated' | 'resolved'; alert: AlertRecord; cause: Cause }
+export type AlertEvent = {
+  type: 'firing' | 'updated' | 'resolved'
+  alert: AlertRecord
+  cause: Cause
+  /** A firing announced again because no message was ever posted for it (see `redeliverUnpostedMs`). */
+  redelivered?: boolean
+}
 
 /** How the streaming evaluation behaves; every duration in ms. */
 export type AlertEngineOptions = {
@@ -52,6 +58,12 @@ export type AlertEngineOptions = {
   minUpdateIntervalMs?: number
   /** Identity in the store's locks; default random. Two processes must differ. */
   owner?: string
+  /**
+   * A firing alert still without a posted message (`AlertRecord.message`) this long after it was last
+   * announced is announced again, by one process of those sharing the store: the one that fired it
+   * died between the firing and the post. Set where a bot posts the events; 0 (default) never.
+   */
+  redeliverUnpostedMs?: number
   /**
    * Rules that look back further than LONG_WINDOW_LOOKBACK_MS (a leak trend over 24 h, rebalances
    * over 12 h) are evaluated this often instead of every tick, their last matches kept in between:
@@ -100,6 +112,7 @@ export class AlertEngine {
   private readonly keepFiringMs: number
   private readonly renotifyMs: number
   private readonly minUpdateIntervalMs: number
+  private readonly redeliverUnpostedMs: number
   private readonly owner: string
   private readonly longWindowEveryMs: number
   /** Long-window results per broker; a cache of evaluation output, rebuilt after a restart. */
@@ -117,6 +130,7 @@ export class AlertEngine {
     this.keepFiringMs = opts.keepFiringMs ?? DEFAULT_KEEP_FIRING_MS
     this.renotifyMs = opts.renotifyMs ?? DEFAULT_RENOTIFY_MS
     this.minUpdateIntervalMs = opts.minUpdateIntervalMs ?? DEFAULT_MIN_UPDATE_INTERVAL_MS
+    this.redeliverUnpostedMs = opts.redeliverUnpostedMs ?? 0
     this.owner = opts.owner ?? `alert-engine-${Math.random().toString(36).slice(2, 10)}`
     this.longWindowEveryMs = opts.longWindowEveryMs ?? DEFAULT_LONG_WINDOW_EVERY_MS
     const changes = opts.store.readSeriesChanges?.bind(opts.store)
@@ -150,8 +164,8 @@ export class AlertEngine {
     const silences = await this.store.listSilences(now)
     const byId = new Map(this.rules.map((r) => [r.id, r]))
     const events: AlertEvent[] = []
-    const emit = (type: AlertEvent['type'], alert: AlertRecord, cause: Cause) => {
-      if (!isSilenced(alert, byId.get(alert.ruleId), silences)) events.push({ type, alert, cause })
+    const emit = (type: AlertEvent['type'], alert: AlertRecord, cause: Cause, redelivered?: true) => {
+      if (!isSilenced(alert, byId.get(alert.ruleId), silences)) events.push({ type, alert, cause, ...(redelivered ? { redelivered } : {}) })
     }
 
     for (const [fp, a] of active) {
@@ -209,8 +223,13 @@ export class AlertEngine {
       const lastNotified = current.notifiedAt ?? current.firedAt ?? current.activeAt
       const mayUpdate = now - lastNotified >= this.minUpdateIntervalMs
       const due = this.renotifyMs > 0 && now - lastNotified >= this.renotifyMs
+      const unposted = this.redeliverUnpostedMs > 0 && !current.message && now - lastNotified >= this.redeliverUnpostedMs
       await this.store.updateAlert(fp, fresh && !mayUpdate ? { ...seen, lastSeenAt: current.lastSeenAt, summary: current.summary } : seen)
-      if (fresh && mayUpdate && (await this.claim(`alert-updated:${fp}:${newest}`))) {
+      if (unposted && (await this.claim(`alert-redeliver:${fp}:${lastNotified}`))) {
+        // Before an update: an update edits a message, and there is none to edit.
+        await this.store.updateAlert(fp, { notifiedAt: now })
+        emit('firing', { ...current, ...seen, notifiedAt: now }, cause, true)
+      } else if (fresh && mayUpdate && (await this.claim(`alert-updated:${fp}:${newest}`))) {
         await this.store.updateAlert(fp, { notifiedAt: now })
         emit('updated', { ...current, ...seen, notifiedAt: now }, cause)
       } else if (due && (await this.claim(`alert-renotify:${fp}:${lastNotified}`))) {

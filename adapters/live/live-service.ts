@@ -73,6 +73,13 @@ type BotHandle = { notify(events: AlertEvent[]): Promise<void>; stop(): Promise<
 export const STORE_OUTAGE_REREAD_MS = 10_000
 
 /**
+ * How long a firing alert may stay without a posted message before another replica posts it. Longer
+ * than a post takes even behind a channel's queue in an alert storm (about one post a second), so a
+ * live replica's slow post is not doubled; a dead replica's alert reaches Slack this much later.
+ */
+export const REDELIVER_UNPOSTED_MS = 120_000
+
+/**
  * Starts everything `config` names; resolves once the listener is up. Store settings that can never
  * work (REDIS_URL and REDIS_CLUSTER_NODES both set) stop it before anything starts.
  */
@@ -303,7 +310,17 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     for (const d of errors) log.warn(`rules: ${d.span.file}:${d.span.startLine} ${d.code} ${d.message}`)
     health.engine.rules = loaded.rules.length
     health.engine.ruleErrors = errors.length
-    const engine = new AlertEngine({ store, rules: loaded.rules, lagMs: config.engine.lagMs, settleMs: config.engine.settleMs, longWindowEveryMs: config.engine.longWindowEveryMs, keepFiringMs: config.engine.keepFiringMs })
+    const engine = new AlertEngine({
+      store,
+      rules: loaded.rules,
+      lagMs: config.engine.lagMs,
+      settleMs: config.engine.settleMs,
+      longWindowEveryMs: config.engine.longWindowEveryMs,
+      keepFiringMs: config.engine.keepFiringMs,
+      // With a bot posting, a replica that dies between firing an alert and posting it leaves the post
+      // to whichever replica ticks after this long.
+      redeliverUnpostedMs: bot ? REDELIVER_UNPOSTED_MS : 0,
+    })
     const tick = (delayMs: number) => {
       if (stopping) return
       const t = setTimeout(() => {

@@ -45,6 +45,8 @@ async function handle(deps: NotifyDeps, channel: string, ev: AlertEvent, muted: 
   const now = deps.now()
   const newest = Math.max(alert.shownEvidenceAt ?? -Infinity, ...ev.cause.evidence.map((e) => e.at))
   const shown = Number.isFinite(newest) ? { shownEvidenceAt: newest } : {}
+  // A redelivery is for a post that never happened: if the first one did land meanwhile, it stands.
+  if (ev.redelivered && stored.message) return
   if (ev.type === 'firing' && alert.message) {
     // Re-notification of an alert already in the channel: refresh it and surface the thread again.
     const { channel: ch, ts } = alert.message

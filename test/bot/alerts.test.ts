@@ -120,4 +120,21 @@ describe('bot/alerts/notify-alerts', () => {
     expect(r).toEqual({ posted: 0, silenced: 1 })
     expect(slack.calls.length).toBe(start)
   })
+
+  it('posts a redelivered firing that was never posted, once, and drops one whose first post landed meanwhile', async () => {
+    const store = new MemoryStore()
+    await store.transitionAlert(undefined, alert('lost'))
+    await store.transitionAlert(undefined, alert('landed'))
+    await store.updateAlert('landed', { message: { channel: 'C0PERF', ts: '1534212969.000100' } })
+    const start = slack.calls.length
+    await notifyAlerts(deps(store), [
+      { type: 'firing', alert: alert('lost'), cause: cause(1), redelivered: true },
+      { type: 'firing', alert: alert('landed'), cause: cause(1), redelivered: true },
+    ])
+    const calls = slack.calls.slice(start)
+    expect(calls.map((c) => `${c.status} ${c.method}${c.args.thread_ts ? ' thread' : ''}`)).toEqual(['200 chat.postMessage'])
+    expect(calls[0].args.channel).toBe('C0PERF')
+    expect((await store.getAlert('lost'))?.message).toMatchObject({ channel: 'C0PERF' })
+    expect((await store.getAlert('landed'))?.message?.ts).toBe('1534212969.000100')
+  })
 })

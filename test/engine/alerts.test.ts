@@ -228,6 +228,43 @@ rule shrinks when count(isr.shrink) over 1m > 1 then cause "shrinks"`)
     }
   })
 
+  it('announces a firing alert again when its post never happened, by one engine, until it is posted', async () => {
+    const store = make()
+    try {
+      const opts = { rules: rules('rule roll when config.segment_ms < 1m then cause "segment.ms is {config.segment_ms}"'), redeliverUnpostedMs: 120 * S }
+      const [a, b] = [await engineOn(store, { ...opts, owner: 'a' }), await engineOn(store, { ...opts, owner: 'b' })]
+      const both = async (now: number) => (await Promise.all([a.tick(now), b.tick(now)])).flat()
+      await store.append([sig('config.segment_ms', 10, 100, { topic: 't' })])
+      // The engine that fired it is gone before posting: its event is dropped here.
+      expect((await a.tick(100 * S)).map((e) => e.type)).toEqual(['firing'])
+      expect(await both(200 * S)).toEqual([])
+      const again = await both(221 * S)
+      expect(again.map((e) => [e.type, e.redelivered])).toEqual([['firing', true]])
+      expect(again[0].cause.cause).toBe('segment.ms is 100ms')
+      // Still no message two minutes later (that post was lost too): once more.
+      expect(await both(300 * S)).toEqual([])
+      expect((await both(342 * S)).map((e) => e.type)).toEqual(['firing'])
+      // Posted: nothing more.
+      const fp = alertFingerprint('roll', 'c', '1', { topic: 't' })
+      await store.updateAlert(fp, { message: { channel: 'C1', ts: '1.2' } })
+      expect(await both(600 * S)).toEqual([])
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('never redelivers when redelivery is off (no bot posts the events)', async () => {
+    const store = make()
+    try {
+      const engine = await engineOn(store, { rules: rules('rule roll when config.segment_ms < 1m then cause "segment.ms is {config.segment_ms}"') })
+      await store.append([sig('config.segment_ms', 10, 100, { topic: 't' })])
+      expect((await engine.tick(100 * S)).map((e) => e.type)).toEqual(['firing'])
+      expect(await engine.tick(3000 * S)).toEqual([])
+    } finally {
+      await store.close()
+    }
+  })
+
   it('re-notifies a still-firing alert once per interval', async () => {
     const store = make()
     try {
