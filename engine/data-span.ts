@@ -27,12 +27,24 @@ export function sourceKey(source: string): string {
   return colon < 0 ? source : source.slice(0, colon)
 }
 
-/** True when `source` is line N of the file `key` names ("log:/x/server.log" and "log:/x/server.log:1234"). */
-function sameFile(source: string, key: string): boolean {
-  if (key.length === 0 || source.length <= key.length + 1 || source.charCodeAt(key.length) !== 58 || !source.startsWith(key)) return false
-  const file = FILE_SCHEME.test(key)
-  // An adapter's key ("jmx") covers every source of its scheme, unless that scheme is a file's.
-  if (!file) return !FILE_SCHEME.test(source)
+/**
+ * What the previous signal's key says about the next source: `file` keys ("log:/x/server.log") hold
+ * the lines of that file ("…:1234"); `scheme` keys ("jmx") hold every source of that adapter; a key
+ * that is a file scheme's bare name ("log", from a line-less source) says nothing.
+ */
+type KeyKind = 'file' | 'scheme' | 'none'
+
+const FILE_SCHEME = /^(?:log|jsonl|gc):/
+
+function keyKind(key: string): KeyKind {
+  if (FILE_SCHEME.test(key)) return 'file'
+  return key === 'log' || key === 'jsonl' || key === 'gc' ? 'none' : 'scheme'
+}
+
+/** True when `source` has the key `key` of kind `kind` (sourceKey's answer, without its regex). */
+function hasKey(source: string, key: string, kind: KeyKind): boolean {
+  if (kind === 'none' || source.length <= key.length + 1 || source.charCodeAt(key.length) !== 58 || !source.startsWith(key)) return false
+  if (kind === 'scheme') return true
   for (let i = key.length + 1; i < source.length; i++) {
     const c = source.charCodeAt(i)
     if (c < 48 || c > 57) return false
@@ -40,24 +52,29 @@ function sameFile(source: string, key: string): boolean {
   return true
 }
 
-const FILE_SCHEME = /^(?:log|jsonl|gc):/
-
 /** Per source, the first and last signal inside the window and how many there were; busiest first. */
 export function dataSpans(data: EvalData, window: EvalWindow): DataSpan[] {
   const spans = new Map<string, DataSpan>()
   for (const list of data.series.values()) {
-    // A series' signals mostly come from one file in a row: the previous key is checked before the regex.
-    let key = ''
+    // A series' signals mostly come from one source in a row: each is checked against the previous
+    // one's key, and the regex and the map lookup run only when the source changes.
+    let span: DataSpan | undefined
+    let kind: KeyKind = 'none'
     for (const s of list) {
       if (s.at < window.from || s.at > window.to) continue
-      if (!sameFile(s.source, key)) key = sourceKey(s.source)
-      const span = spans.get(key)
-      if (!span) spans.set(key, { source: key, firstAt: s.at, lastAt: s.at, signals: 1 })
-      else {
-        if (s.at < span.firstAt) span.firstAt = s.at
-        if (s.at > span.lastAt) span.lastAt = s.at
-        span.signals++
+      if (!span || !hasKey(s.source, span.source, kind)) {
+        const key = sourceKey(s.source)
+        kind = keyKind(key)
+        span = spans.get(key)
+        if (!span) {
+          spans.set(key, { source: key, firstAt: s.at, lastAt: s.at, signals: 1 })
+          span = spans.get(key)!
+          continue
+        }
       }
+      if (s.at < span.firstAt) span.firstAt = s.at
+      if (s.at > span.lastAt) span.lastAt = s.at
+      span.signals++
     }
   }
   return [...spans.values()].sort((a, b) => b.signals - a.signals || a.source.localeCompare(b.source))
