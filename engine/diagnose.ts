@@ -41,8 +41,10 @@ const RECORDED = 3
  * consequences, lists near misses, and when nothing matched, what is abnormal anyway.
  */
 export async function diagnose(rules: readonly Rule[], store: Store, opts: DiagnoseOptions): Promise<Diagnosis> {
-  const { data, signalsRead } = await loadForRules(store, { cluster: opts.cluster, broker: opts.broker, rules, from: opts.from, to: opts.to, everything: true })
-  const priorTemplates = await templatesBefore(store, opts)
+  const [{ data, signalsRead }, priorTemplates] = await Promise.all([
+    loadForRules(store, { cluster: opts.cluster, broker: opts.broker, rules, from: opts.from, to: opts.to, everything: true }),
+    templatesBefore(store, opts),
+  ])
   const diagnosis = diagnoseData(rules, data, { from: opts.from, to: opts.to, now: opts.now }, signalsRead, priorTemplates)
   if (opts.record !== false) {
     const top = diagnosis.causes.filter((c) => !c.explainedBy?.length).slice(0, RECORDED)

@@ -56,7 +56,11 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
     for (const b of others) reads.push(store.querySeries({ ...range, broker: b.broker, names: clusterWide }))
   }
   const factReads = req.facts !== false && (!factNames || factNames.size) ? [store.facts(req.cluster, req.broker), store.facts(req.cluster)] : []
-  const [lists, factLists] = await Promise.all([Promise.all(reads), Promise.all(factReads)])
+  // The derived series read every broker's sources: asked now, they are answered while the reads
+  // above are decoded, instead of one round after another once those are done.
+  const derivedReads = derived.map((name) => readClusterLoss(store, name, req))
+  const controllerSumRead = controllerSum ? readControllerSum(store, req) : Promise.resolve([])
+  const [lists, factLists, derivedLists, controllerSumList] = await Promise.all([Promise.all(reads), Promise.all(factReads), Promise.all(derivedReads), controllerSumRead])
   const series = new Map<string, Signal[]>()
   const facts: Signal[] = []
   let signalsRead = 0
@@ -74,19 +78,15 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
       series.set(name, prev ? mergeSorted(prev, l) : l)
     }
   }
-  for (const name of derived) {
-    const list = await readClusterLoss(store, name, req)
-    if (list.length) {
-      series.set(name, list)
-      signalsRead += list.length
+  derived.forEach((name, i) => {
+    if (derivedLists[i].length) {
+      series.set(name, derivedLists[i])
+      signalsRead += derivedLists[i].length
     }
-  }
-  if (controllerSum) {
-    const list = await readControllerSum(store, req)
-    if (list.length) {
-      series.set(CONTROLLER_SUM_SERIES, list)
-      signalsRead += list.length
-    }
+  })
+  if (controllerSumList.length) {
+    series.set(CONTROLLER_SUM_SERIES, controllerSumList)
+    signalsRead += controllerSumList.length
   }
   for (const list of factLists) for (const f of list) if (!factNames || factNames.has(f.name)) facts.push(f)
   signalsRead += facts.length

@@ -492,7 +492,8 @@ export class RedisStore implements Store {
         const members = results[i]
         if (members.length === 0) continue
         const list: Signal[] = new Array(members.length)
-        for (let j = 0; j < members.length; j++) list[j] = decodeMember(members[j], names[i], q.cluster, q.broker)
+        // Read for one evaluation and dropped: strings sliced from the members (see MemberStrings).
+        for (let j = 0; j < members.length; j++) list[j] = decodeMember(members[j], names[i], q.cluster, q.broker, 'slice')
         out.set(names[i], list)
       }
       return out
@@ -509,7 +510,8 @@ export class RedisStore implements Store {
       return replies.map(([count, first, members], i): SeriesCheckResult => {
         const { name, check } = parts[i]
         const signals: Signal[] = new Array(members.length)
-        for (let j = 0; j < members.length; j++) signals[j] = decodeMember(members[j], name, scope.cluster, scope.broker)
+        // Kept across ticks by the series cache: strings of their own (see MemberStrings).
+        for (let j = 0; j < members.length; j++) signals[j] = decodeMember(members[j], name, scope.cluster, scope.broker, 'copy')
         // The first member is compared as stored: the caller's signal encodes to it when it is the same one.
         const firstSame = count > 0 && check?.first !== undefined && signalMember(check.first) === first
         return { count, firstSame, signals }
