@@ -222,22 +222,22 @@ function decodeLaidOut(m: string, name: string, cluster: string, broker: string 
     if (t + 5 !== m.length || !m.startsWith('null', t)) return undefined
   } else if (m.charCodeAt(t) === QUOTE && closingQuote(m, t) === m.length - 2) text = jsonString(m, t, m.length - 2, strings)
   else return undefined
-  const s: Signal = { name, at, cluster, source }
-  if (broker !== undefined) s.broker = broker
-  if (value !== undefined) s.value = value
-  if (labels !== undefined) s.labels = labels
-  if (text !== undefined) s.text = text
-  return s
+  return signalOf(name, cluster, broker, at, value, labels, source, text)
 }
 
 /** The reference decoding: JSON.parse of the whole member. */
 export function decodeMemberJson(member: string, name: string, cluster: string, broker: string | undefined): Signal {
   const [at, value, labels, source, text] = JSON.parse(member) as [number, number | null, Record<string, string> | null, string, string | null]
+  return signalOf(name, cluster, broker, at, value ?? undefined, labels ?? undefined, source, text ?? undefined)
+}
+
+/** A decoded signal; absent fields are left out, as the signal that was stored had them. */
+function signalOf(name: string, cluster: string, broker: string | undefined, at: number, value: number | undefined, labels: Record<string, string> | undefined, source: string, text: string | undefined): Signal {
   const s: Signal = { name, at, cluster, source }
   if (broker !== undefined) s.broker = broker
-  if (value !== null) s.value = value
-  if (labels !== null) s.labels = labels
-  if (text !== null) s.text = text
+  if (value !== undefined) s.value = value
+  if (labels !== undefined) s.labels = labels
+  if (text !== undefined) s.text = text
   return s
 }
 
