@@ -231,14 +231,25 @@ export function decodeMemberJson(member: string, name: string, cluster: string, 
   return signalOf(name, cluster, broker, at, value ?? undefined, labels ?? undefined, source, text ?? undefined)
 }
 
-/** A decoded signal; absent fields are left out, as the signal that was stored had them. */
+/**
+ * A decoded signal; absent fields are left out, as the signal that was stored had them. Each object
+ * is written as one literal with exactly its fields: properties added to an object after its literal
+ * go to a second, out-of-object array, one more allocation per signal read.
+ */
 function signalOf(name: string, cluster: string, broker: string | undefined, at: number, value: number | undefined, labels: Record<string, string> | undefined, source: string, text: string | undefined): Signal {
-  const s: Signal = { name, at, cluster, source }
-  if (broker !== undefined) s.broker = broker
-  if (value !== undefined) s.value = value
-  if (labels !== undefined) s.labels = labels
-  if (text !== undefined) s.text = text
-  return s
+  if (broker === undefined) {
+    const s: Signal = { name, at, cluster, source }
+    if (value !== undefined) s.value = value
+    if (labels !== undefined) s.labels = labels
+    if (text !== undefined) s.text = text
+    return s
+  }
+  if (text === undefined) {
+    if (labels === undefined) return value === undefined ? { name, at, cluster, source, broker } : { name, at, cluster, source, broker, value }
+    return value === undefined ? { name, at, cluster, source, broker, labels } : { name, at, cluster, source, broker, value, labels }
+  }
+  if (labels === undefined) return value === undefined ? { name, at, cluster, source, broker, text } : { name, at, cluster, source, broker, value, text }
+  return value === undefined ? { name, at, cluster, source, broker, labels, text } : { name, at, cluster, source, broker, value, labels, text }
 }
 
 /** Facts are latest-wins per (name, labels): this is the identity of one fact. */
