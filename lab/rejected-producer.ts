@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ORDERS_LOAD, pause, type FaultEnv } from './fault-scenario.js'
 import { startJavaTool } from './java-tool.js'
+import { countLines } from './session-stall.js'
 
 /**
  * A second `kafka-producer-perf-test` (client id `billing-producer`, 50 records/s) pointed at one
@@ -10,7 +11,7 @@ import { startJavaTool } from './java-tool.js'
  * Its config is `<name>-client.properties`, its output `<name>-producer.out`/`.log` in the clients'
  * folder (the latter counted, not recorded). Returns how it ended, for the README.
  */
-export async function runRejectedProducer(
+async function runRejectedProducer(
   env: Pick<FaultEnv, 'ctx' | 'cluster' | 'clientsDir'>,
   o: { name: string; listener: string; settings: string[]; forMs: number },
 ): Promise<string> {
@@ -37,7 +38,38 @@ export async function runRejectedProducer(
 }
 
 /** The load every security scenario runs beside its misconfigured client, and the broker it diagnoses. */
-export const SECURITY_SCENARIO_LOAD = { ...ORDERS_LOAD, pickTarget: () => 1 }
+const SECURITY_SCENARIO_LOAD = { ...ORDERS_LOAD, pickTarget: () => 1 }
+
+/**
+ * What every security scenario does the same way: its load and broker, the misconfigured producer as
+ * the fault, and five seconds for the brokers' last lines. `exit()` says how that producer ended.
+ */
+export function rejectedProducerSteps(o: { name: string; listener: string; settings: string[]; forMs: number }) {
+  let exit = ''
+  return {
+    steps: {
+      ...SECURITY_SCENARIO_LOAD,
+      async inject(env: FaultEnv): Promise<void> {
+        exit = await runRejectedProducer(env, o)
+      },
+      async aftermath(): Promise<void> {
+        await pause(5_000)
+      },
+    },
+    exit: () => exit,
+  }
+}
+
+/**
+ * The brokers' "Failed authentication with" lines for a security scenario's figures: on the diagnosed
+ * broker those matching `onTarget` (under `label`), and all of them on every broker.
+ */
+export function failedAuthenticationLines(env: Pick<FaultEnv, 'cluster' | 'target'>, label: string, onTarget: RegExp): Record<string, number> {
+  return {
+    [`${label} lines (broker ${env.target.id})`]: countLines(env.target.serverLog, onTarget),
+    '"Failed authentication with" lines (all brokers)': env.cluster.brokers.reduce((n, b) => n + countLines(b.serverLog, /Failed authentication with/), 0),
+  }
+}
 
 /** Cluster options for an `SSL` listener named `listener` beside PLAINTEXT, serving the key pair in a PKCS12 store. */
 export function sslListener(listener: string, keystore: string, password: string) {

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
-import { runRejectedProducer, SECURITY_SCENARIO_LOAD } from '../rejected-producer.js'
+import { runFaultScenario } from '../fault-scenario.js'
+import { failedAuthenticationLines, rejectedProducerSteps } from '../rejected-producer.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
 
@@ -18,7 +18,12 @@ export const scenario: Scenario = {
   summary: `a producer with a wrong password on a SASL_PLAINTEXT (PLAIN) listener for ${BAD_CLIENT_MS / 1000} s: every authentication refused`,
   needs: { seconds: 140, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3 (2 listeners each), exporters 3 (dynamic, 127.0.0.1)' },
   run: (ctx) => {
-    let badExit: number | string = ''
+    const bad = rejectedProducerSteps({
+      name: 'sasl',
+      listener: LISTENER,
+      settings: ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=PLAIN', 'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="not-alices-password";'],
+      forMs: BAD_CLIENT_MS,
+    })
     return runFaultScenario(ctx, {
       slug: 'lab-sasl-auth-failure',
       title: 'a client with a wrong password on a SASL/PLAIN listener: authentication refused',
@@ -31,23 +36,11 @@ export const scenario: Scenario = {
             'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";',
         },
       },
-      ...SECURITY_SCENARIO_LOAD,
-      async inject(env) {
-        badExit = await runRejectedProducer(env, {
-          name: 'sasl',
-          listener: LISTENER,
-          settings: ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=PLAIN', 'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="not-alices-password";'],
-          forMs: BAD_CLIENT_MS,
-        })
-      },
-      async aftermath() {
-        await pause(5_000)
-      },
+      ...bad.steps,
       measure(env) {
         return {
-          'wrong-password producer': badExit,
-          '"Failed authentication with" lines (broker 1)': countLines(env.target.serverLog, /Failed authentication with/),
-          '"Failed authentication with" lines (all brokers)': env.cluster.brokers.reduce((n, b) => n + countLines(b.serverLog, /Failed authentication with/), 0),
+          'wrong-password producer': bad.exit(),
+          ...failedAuthenticationLines(env, '"Failed authentication with"', /Failed authentication with/),
           '"Invalid username or password" lines (wrong-password producer\'s log)': countLines(join(env.clientsDir, 'sasl-producer.log'), /Invalid username or password/),
           'producer error lines (PLAINTEXT producer)': countLines(join(env.clientsDir, 'producer.log'), / (?:WARN|ERROR) /),
         }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
-import { runRejectedProducer, SECURITY_SCENARIO_LOAD, sslListener, sslClientSettings } from '../rejected-producer.js'
+import { runFaultScenario } from '../fault-scenario.js'
+import { failedAuthenticationLines, rejectedProducerSteps, sslListener, sslClientSettings } from '../rejected-producer.js'
 import { firstReason, needsCommand, runOrThrow } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
@@ -31,7 +31,7 @@ export const scenario: Scenario = {
     const tls = join(ctx.workDir, 'tls')
     const ks = join(tls, 'broker.p12')
     const ca = join(tls, 'ca.p12')
-    let clientExit: number | string = ''
+    const client = rejectedProducerSteps({ name: 'ssl', listener: LISTENER, settings: sslClientSettings(join(tls, 'client-trust.p12'), PASS), forMs: CLIENT_MS })
     return runFaultScenario(ctx, {
       slug: 'lab-tls-cert-expired',
       title: 'an expired broker certificate: TLS handshakes fail on its validity',
@@ -54,25 +54,13 @@ export const scenario: Scenario = {
         return () => undefined
       },
       cluster: sslListener(LISTENER, ks, PASS),
-      ...SECURITY_SCENARIO_LOAD,
-      async inject(env) {
-        clientExit = await runRejectedProducer(env, {
-          name: 'ssl',
-          listener: LISTENER,
-          settings: sslClientSettings(join(tls, 'client-trust.p12'), PASS),
-          forMs: CLIENT_MS,
-        })
-      },
-      async aftermath() {
-        await pause(5_000)
-      },
+      ...client.steps,
       extraFiles: (env) => [{ from: join(env.clientsDir, 'ssl-producer.log'), to: 'clients/ssl-producer.log', format: 'client' as const }],
       measure(env) {
         const clientLog = join(env.clientsDir, 'ssl-producer.log')
         return {
-          'SSL producer': clientExit,
-          '"Failed authentication with … (SSL handshake failed)" lines (broker 1)': countLines(env.target.serverLog, /Failed authentication with .*SSL handshake failed/),
-          '"Failed authentication with" lines (all brokers)': env.cluster.brokers.reduce((n, b) => n + countLines(b.serverLog, /Failed authentication with/), 0),
+          'SSL producer': client.exit(),
+          ...failedAuthenticationLines(env, '"Failed authentication with … (SSL handshake failed)"', /Failed authentication with .*SSL handshake failed/),
           '"CertificateExpiredException" lines (SSL producer\'s log)': countLines(clientLog, /CertificateExpiredException/),
           '"validity check failed" lines (SSL producer\'s log)': countLines(clientLog, /validity check failed/),
           '"PKIX path building failed" lines (SSL producer\'s log)': countLines(clientLog, /PKIX path building failed/),

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { pause, runFaultScenario } from '../fault-scenario.js'
-import { runRejectedProducer, SECURITY_SCENARIO_LOAD, sslListener, sslClientSettings } from '../rejected-producer.js'
+import { runFaultScenario } from '../fault-scenario.js'
+import { failedAuthenticationLines, rejectedProducerSteps, sslListener, sslClientSettings } from '../rejected-producer.js'
 import { firstReason, needsCommand, runOrThrow } from '../faults/requirements.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
@@ -34,7 +34,7 @@ export const scenario: Scenario = {
   unavailable: () => firstReason(needsCommand('keytool', 'openjdk-17-jdk-headless')),
   run: (ctx) => {
     const tls = join(ctx.workDir, 'tls')
-    let badExit: number | string = ''
+    const bad = rejectedProducerSteps({ name: 'ssl', listener: LISTENER, settings: sslClientSettings(join(tls, 'client-trust.p12'), PASS), forMs: BAD_CLIENT_MS })
     return runFaultScenario(ctx, {
       slug: 'lab-tls-handshake-failure',
       title: 'a client that does not trust the brokers\' certificate: TLS handshakes fail',
@@ -52,23 +52,11 @@ export const scenario: Scenario = {
         return () => undefined
       },
       cluster: sslListener(LISTENER, join(tls, 'broker.p12'), PASS),
-      ...SECURITY_SCENARIO_LOAD,
-      async inject(env) {
-        badExit = await runRejectedProducer(env, {
-          name: 'ssl',
-          listener: LISTENER,
-          settings: sslClientSettings(join(tls, 'client-trust.p12'), PASS),
-          forMs: BAD_CLIENT_MS,
-        })
-      },
-      async aftermath() {
-        await pause(5_000)
-      },
+      ...bad.steps,
       measure(env) {
         return {
-          'untrusting producer': badExit,
-          '"Failed authentication with … (SSL handshake failed)" lines (broker 1)': countLines(env.target.serverLog, /Failed authentication with .*SSL handshake failed/),
-          '"Failed authentication with" lines (all brokers)': env.cluster.brokers.reduce((n, b) => n + countLines(b.serverLog, /Failed authentication with/), 0),
+          'untrusting producer': bad.exit(),
+          ...failedAuthenticationLines(env, '"Failed authentication with … (SSL handshake failed)"', /Failed authentication with .*SSL handshake failed/),
           '"PKIX path building failed" lines (untrusting producer\'s log)': countLines(join(env.clientsDir, 'ssl-producer.log'), /PKIX path building failed/),
           'producer error lines (PLAINTEXT producer)': countLines(join(env.clientsDir, 'producer.log'), / (?:WARN|ERROR) /),
         }
