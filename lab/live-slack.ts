@@ -158,11 +158,15 @@ export class LiveSlackWatch {
     result.expected = this.expected
     const deadline = faultAt + (this.opts.timeoutMs ?? 60_000)
     const naming = (ids: string[]) => this.slack.calls.find((c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && c.status === 200 && c.at >= faultAt && namesCause(c, ids))
-    let call = naming(this.expected)
-    while (!call && Date.now() < deadline) {
-      await sleep(100)
-      call = naming(this.expected)
+    const awaitNaming = async (ids: string[]) => {
+      let call = naming(ids)
+      while (!call && Date.now() < deadline) {
+        await sleep(100)
+        call = naming(ids)
+      }
+      return call
     }
+    const call = await awaitNaming(this.expected)
     if (!call) {
       result.note = `no Slack message named ${this.expected.join(' or ')} within ${Math.round((deadline - faultAt) / 1000)} s of the fault`
       return
@@ -172,12 +176,7 @@ export class LiveSlackWatch {
     const failure = this.expected.filter((id) => !this.warnings.includes(id))
     if (this.warnings.length && !namesCause(call, failure)) {
       // Named early, by a warning: the failure's own message is timed too, up to the same deadline.
-      let later = naming(failure)
-      while (!later && Date.now() < deadline) {
-        await sleep(100)
-        later = naming(failure)
-      }
-      result.failurePostedAt = later?.at
+      result.failurePostedAt = (await awaitNaming(failure))?.at
     }
     // The poller samples the store every 100 ms: give it a moment to have seen the alert.
     const blob = JSON.stringify(call.args)
