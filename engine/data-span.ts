@@ -38,7 +38,7 @@ const FILE_SCHEME = /^(?:log|jsonl|gc):/
 
 function keyKind(key: string): KeyKind {
   if (FILE_SCHEME.test(key)) return 'file'
-  return key === 'log' || key === 'jsonl' || key === 'gc' ? 'none' : 'scheme'
+  return FILE_SCHEME.test(`${key}:`) ? 'none' : 'scheme'
 }
 
 /** True when `source` has the key `key` of kind `kind` (sourceKey's answer, without its regex). */
@@ -67,9 +67,8 @@ export function dataSpans(data: EvalData, window: EvalWindow): DataSpan[] {
         kind = keyKind(key)
         span = spans.get(key)
         if (!span) {
-          spans.set(key, { source: key, firstAt: s.at, lastAt: s.at, signals: 1 })
-          span = spans.get(key)!
-          continue
+          span = { source: key, firstAt: s.at, lastAt: s.at, signals: 0 }
+          spans.set(key, span)
         }
       }
       if (s.at < span.firstAt) span.firstAt = s.at
