@@ -243,6 +243,19 @@ export const ORDERS_LOAD = {
 }
 
 /**
+ * Member `n` of consumer group `group` on ORDERS_LOAD's topic: a `kafka-consumer-perf-test` that reads
+ * until stopped, its output in `consumer-<n>.out` and `.log` of the clients' folder.
+ */
+export function startOrdersConsumer(env: Pick<FaultEnv, 'ctx' | 'cluster' | 'clientsDir'>, group: string, n: number): ManagedProcess {
+  return startJavaTool(
+    env.ctx.runtime,
+    'org.apache.kafka.tools.ConsumerPerformance',
+    ['--bootstrap-server', env.cluster.bootstrap, '--topic', ORDERS_LOAD.topic.name, '--group', group, '--messages', '100000000', '--timeout', '600000'],
+    { stdoutFile: join(env.clientsDir, `consumer-${n}.out`), logFile: join(env.clientsDir, `consumer-${n}.log`), heapMb: 128 },
+  )
+}
+
+/**
  * The aftermath of a log dir fault: Kafka halts a broker whose only log dir failed. Waits up to 45 s
  * for the target to exit (saying so in the run's log if it does not), then 8 s more so the peers'
  * and clients' reactions are in the recording.

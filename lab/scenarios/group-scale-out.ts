@@ -1,6 +1,5 @@
 import { join } from 'node:path'
-import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
-import { startJavaTool } from '../java-tool.js'
+import { pause, runFaultScenario, ORDERS_LOAD, startOrdersConsumer } from '../fault-scenario.js'
 import type { ManagedProcess } from '../managed-process.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
@@ -27,13 +26,7 @@ export const scenario: Scenario = {
       // The group's coordinator is not known before the run; broker 1 is asked, and the rule test checks every broker.
       pickTarget: () => 1,
       async inject(env) {
-        const start = (n: number) =>
-          startJavaTool(
-            env.ctx.runtime,
-            'org.apache.kafka.tools.ConsumerPerformance',
-            ['--bootstrap-server', env.cluster.bootstrap, '--topic', 'orders', '--group', GROUP, '--messages', '100000000', '--timeout', '600000'],
-            { stdoutFile: join(env.clientsDir, `consumer-${n}.out`), logFile: join(env.clientsDir, `consumer-${n}.log`), heapMb: 128 },
-          )
+        const start = (n: number) => startOrdersConsumer(env, GROUP, n)
         consumers.push(start(1))
         await pause(ALONE_MS)
         consumers.push(start(2), start(3))

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { pause, runFaultScenario, ORDERS_LOAD } from '../fault-scenario.js'
-import { javaToolCommand, startJavaTool } from '../java-tool.js'
+import { pause, runFaultScenario, ORDERS_LOAD, startOrdersConsumer } from '../fault-scenario.js'
+import { javaToolCommand } from '../java-tool.js'
 import { spawnManaged, type ManagedProcess } from '../managed-process.js'
 import type { Scenario } from '../scenario.js'
 import { countLines } from '../session-stall.js'
@@ -37,14 +37,7 @@ export const scenario: Scenario = {
       pickTarget: () => 1,
       async inject(env) {
         const bootstrap = env.cluster.bootstrap
-        consumers.push(
-          startJavaTool(
-            env.ctx.runtime,
-            'org.apache.kafka.tools.ConsumerPerformance',
-            ['--bootstrap-server', bootstrap, '--topic', 'orders', '--group', GROUP, '--messages', '100000000', '--timeout', '600000'],
-            { stdoutFile: join(env.clientsDir, 'consumer-1.out'), logFile: join(env.clientsDir, 'consumer-1.log'), heapMb: 128 },
-          ),
-        )
+        consumers.push(startOrdersConsumer(env, GROUP, 1))
         const pidFile = join(env.clientsDir, 'reader.pid')
         const java = javaToolCommand(
           env.ctx.runtime,
