@@ -8,6 +8,8 @@ import { escapeField, parseWordingTable, WORDING_COLUMNS, type WordingEntry } fr
 import { extractStatements, LOG_DIR_FAILURE_CHANNEL, type Statement } from './extract.js'
 import { GENERIC_SIGNALS, renderLine } from './render.js'
 import { fetchSourcesJar, readSources, RELEASES, type Release } from './sources.js'
+import { CLIENT_RELEASES, DEFAULT_CLIENT_REPOS, mapClientSignals, mineLibrary, readClientTable, writeClientTable } from './clients.js'
+import { clientTableFile, type ClientWordingEntry } from '../../adapters/logs/wording/client-lookup.js'
 
 /**
  * `npm run wording` — mines the log statements of every release in sources.ts into
@@ -219,16 +221,67 @@ function coverageDoc(parts: { product: Product; versions: string[]; entries: Omi
   return `${lines.join('\n')}\n`
 }
 
+/**
+ * Mines (or with `--map` rereads) the client tables, maps their signals and writes them; returns each
+ * library's entries for the coverage page.
+ */
+function clientTables(mapOnly: boolean, repoDir: string, log: (m: string) => void): { library: string; tags: readonly string[]; entries: ClientWordingEntry[] }[] {
+  return CLIENT_RELEASES.map((rel) => {
+    const entries = mapOnly
+      ? readClientTable(readFileSync(path.join(TABLE_DIR, clientTableFile(rel.library)), 'utf8'), rel.library)
+      : mineLibrary(rel, repoDir, INFO_KEEP, templateId, log)
+    mapClientSignals(entries)
+    writeClientTable(TABLE_DIR, rel, entries)
+    log(`${clientTableFile(rel.library)}: ${entries.length} templates`)
+    return { library: rel.library, tags: rel.tags, entries }
+  })
+}
+
+/** The clients' section of the coverage page: per library, templates with a specific signal. */
+function clientCoverage(clients: { library: string; tags: readonly string[]; entries: ClientWordingEntry[] }[]): string {
+  const lines = [
+    '',
+    '## Clients',
+    '',
+    'One table per library (`adapters/logs/wording/client-*-wording.tsv`), all sampled releases together. Each',
+    'template is rendered with typical values and parsed as a client log (`format: client`); sarama\'s logger has',
+    'no levels, so its statements are counted under LOG.',
+    '',
+    '| library | releases | ERROR/FATAL templates | specific | WARN templates | specific | LOG templates | specific |',
+    '|---|---|---|---|---|---|---|---|',
+  ]
+  for (const c of clients) {
+    const count = (pred: (e: ClientWordingEntry) => boolean) => {
+      const list = c.entries.filter(pred)
+      const spec = list.filter((e) => e.signal !== undefined).length
+      return [list.length, list.length ? `${spec} (${((100 * spec) / list.length).toFixed(1)} %)` : '—']
+    }
+    const ef = count((e) => e.level === 'ERROR' || e.level === 'FATAL')
+    const w = count((e) => e.level === 'WARN')
+    const l = count((e) => e.level === 'LOG')
+    lines.push(`| ${c.library} | ${c.tags.join(' ')} | ${ef[0]} | ${ef[1]} | ${w[0]} | ${w[1]} | ${l[0]} | ${l[1]} |`)
+  }
+  return `${lines.join('\n')}\n`
+}
+
 /** Entry point; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const mapOnly = argv.includes('--map')
-  const unknown = argv.filter((a) => a !== '--map')
-  if (unknown.length) {
-    process.stderr.write(`wording: unknown option ${unknown[0]} (usage: npm run wording [-- --map])\n`)
+  const clientsOnly = argv.includes('--clients')
+  const reposAt = argv.indexOf('--client-repos')
+  const repoDir = reposAt >= 0 ? argv[reposAt + 1] : DEFAULT_CLIENT_REPOS
+  const unknown = argv.filter((a, i) => a !== '--map' && a !== '--clients' && a !== '--client-repos' && !(reposAt >= 0 && i === reposAt + 1))
+  if (unknown.length || (reposAt >= 0 && repoDir === undefined)) {
+    process.stderr.write(`wording: unknown option ${unknown[0] ?? '--client-repos'} (usage: npm run wording [-- --map] [--clients] [--client-repos DIR])\n`)
     return 2
   }
   const log = (m: string) => process.stderr.write(`${m}\n`)
   const started = Date.now()
+  const clients = clientTables(mapOnly, repoDir, log)
+  if (clientsOnly) {
+    log(`client tables written; ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    return 0
+  }
   const parts: { product: Product; versions: string[]; entries: (Omit<WordingEntry, 'signal'> & { prefix: string })[]; m: Mapping }[] = []
   for (const product of ['kafka', 'zookeeper'] as const) {
     const versions = RELEASES.filter((r) => r.product === product).map((r) => r.version)
@@ -251,7 +304,7 @@ export async function main(argv: string[]): Promise<number> {
     log(`${TABLE_OF[product]}: ${entries.length} templates`)
     parts.push({ product, versions, entries, m })
   }
-  writeFileSync(COVERAGE_DOC, coverageDoc(parts))
+  writeFileSync(COVERAGE_DOC, coverageDoc(parts) + clientCoverage(clients))
   log(`docs/wording-coverage.md written; ${((Date.now() - started) / 1000).toFixed(1)} s`)
   return 0
 }

@@ -212,7 +212,7 @@ export function wordingEntries(): readonly WordingEntry[] {
  * next literal follow (leftmost indexOf), the first literal is anchored at `start` and the last at the
  * end: linear in the message, no backtracking.
  */
-function matchesAt(msg: string, start: number, parts: readonly string[]): boolean {
+export function matchesAt(msg: string, start: number, parts: readonly string[]): boolean {
   const n = parts.length
   if (n === 1) return msg.length - start === parts[0].length && msg.startsWith(parts[0], start)
   if (!msg.startsWith(parts[0], start)) return false
