@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs'
 import type { Rule } from '../dsl/ast.js'
-import { hasErrors, renderDiagnostics } from '../dsl/index.js'
+import { renderDiagnostics } from '../dsl/index.js'
 import { readQuantity } from '../dsl/quantity.js'
 import { openStore } from '../engine/store/open-store.js'
-import { loadRules, resolveRulesPath } from '../rule-files/load-rules.js'
+import { loadRules } from '../rule-files/load-rules.js'
 import type { Store } from '../engine/store/store.js'
+import { checkRulePaths } from './rule-paths.js'
 import { CommandError, UsageError } from './usage-error.js'
 
 /**
@@ -19,13 +19,13 @@ export async function withRulesAndStore(rulesPath: string, body: (rules: Rule[],
   return withStore((store) => body(loaded.rules, store))
 }
 
-/** Rule files of a directory (or one file), parsed; errors come back rendered, never thrown. */
+/**
+ * Rule files of a directory (or one file), parsed; rule errors come back rendered, never thrown. A
+ * missing or empty path is a UsageError (exit 2), as for every command that reads rules.
+ */
 export async function loadRuleSet(dirOrFile: string): Promise<{ rules: Rule[]; warnings: number } | { error: string }> {
-  if (!existsSync(resolveRulesPath(dirOrFile))) return { error: `kafka-why: no such rules directory or file: ${dirOrFile}` }
+  await checkRulePaths([dirOrFile], '--rules')
   const loaded = await loadRules([dirOrFile])
-  if (loaded.rules.length === 0 && Object.keys(loaded.sources).length === 0 && !hasErrors(loaded.diagnostics)) {
-    return { error: `kafka-why: no *.rules files in ${dirOrFile}` }
-  }
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error')
   if (errors.length) {
     return { error: `${renderDiagnostics(errors, loaded.sources)}\nkafka-why: rule files have errors (see kafka-why lint)` }

@@ -20,7 +20,9 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"<>]+@/gi
 // Slack request signatures: a valid one is a credential for five minutes.
 const SLACK_SIGNATURE = /\bv0=[0-9a-f]{64}\b/g
 // key=value and "key": "value" forms of obviously secret fields (form bodies, JSON, inspected objects).
-const SECRET_FIELD = /((?:password|passwd|secret|token|signing_secret|client_secret|api[_-]?key)["']?\s*[:=]\s*["']?)([^\s"',&}]{3,})/gi
+// An errno code after the colon is a reason, not a value ("cannot read '/run/secrets/kafka-password':
+// ENOENT"), and is kept so a missing secret file says why.
+const SECRET_FIELD = /((?:password|passwd|secret|token|signing_secret|client_secret|api[_-]?key)["']?\s*[:=]\s*["']?)(?!(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|ELOOP|EMFILE|ENFILE|ENAMETOOLONG|EIO)\b)([^\s"',&}]{3,})/gi
 
 const known = new Set<string>()
 

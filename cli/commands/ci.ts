@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises'
+import { stat, writeFile } from 'node:fs/promises'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import { openStore, sharedStoreSource } from '../../engine/store/open-store.js'
 import type { Store } from '../../engine/store/store.js'
@@ -9,6 +9,7 @@ import { readDuration, reportStoreUnavailable } from '../command-setup.js'
 import type { CI_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
+import { checkRulePaths, describeMissing } from '../rule-paths.js'
 import { UsageError } from '../usage-error.js'
 import { ingestSources } from './replay.js'
 
@@ -22,6 +23,14 @@ export async function execute({ options: v }: CommandInput<typeof CI_OPTIONS>): 
   const windowMs = readDuration(v.window, '--window')
   if (sinceMs <= 0 || stepMs <= 0 || windowMs <= 0) throw new UsageError('--since, --step and --window must be longer than 0')
   const replay = v.replay
+  await checkRulePaths([v.rules], '--rules')
+  for (const p of [...replay, ...(v.tests ? [v.tests] : [])]) {
+    try {
+      await stat(p)
+    } catch (err) {
+      throw new UsageError(describeMissing(p, err))
+    }
+  }
   const storeSource = replay.length === 0 ? sharedStoreSource(process.env) : undefined
   let store: Store | undefined
   const history = async (): Promise<History | undefined> => {

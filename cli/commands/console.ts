@@ -8,6 +8,7 @@ import { toRespond } from '../../bot/listeners.js'
 import { toConsole } from '../../bot/render/console.js'
 import { messageArgs } from '../../bot/slack/slack-poster.js'
 import { openSession, readSessionOptions } from '../console-session.js'
+import { checkRulePaths } from '../rule-paths.js'
 import type { CONSOLE_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand as runKafkaWhyCommand } from '../command-line/program.js'
@@ -18,6 +19,7 @@ export const run = (argv: string[]): Promise<number> => runKafkaWhyCommand('cons
 /** `kafka-why console`: the bot's commands and messages over the embedded store, no Slack needed. */
 export async function execute({ options }: CommandInput<typeof CONSOLE_OPTIONS>): Promise<number> {
   const { rules: rulesPaths, command: oneShot, json, as } = options
+  await checkRulePaths(rulesPaths, '--rules')
   const args = readSessionOptions('console', options)
   if (typeof args === 'number') return args
   const session = await openSession('console', { ...args, rulesPaths: rulesPaths.length ? rulesPaths : undefined })

@@ -5,6 +5,7 @@ import { DEFAULT_RULES_PATH, findRuleFiles } from '../../rule-files/load-rules.j
 import type { FMT_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
+import { checkRulePaths } from '../rule-paths.js'
 
 /**
  * `kafka-why fmt [--check | --stdout] [paths…]`: one canonical layout for rule files, so reviews
@@ -22,6 +23,7 @@ export async function execute({ args: paths, options }: CommandInput<typeof FMT_
   const json = options.format === 'json'
   const diagnostics: Diagnostic[] = []
   const sources: Record<string, string> = {}
+  await checkRulePaths(paths.length ? paths : [DEFAULT_RULES_PATH])
   const files = await findRuleFiles(paths.length ? paths : [DEFAULT_RULES_PATH], diagnostics)
   let failed = diagnostics.length > 0
   const unformatted: string[] = []

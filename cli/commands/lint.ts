@@ -2,10 +2,11 @@ import { diagnosticsToJson, hasErrors, renderDiagnostics } from '../../dsl/index
 import { findingsOfDiagnostics } from '../annotations/finding.js'
 import { isAnnotationFormat, renderFindings } from '../annotations/render.js'
 import { readQuantity } from '../../dsl/quantity.js'
-import { loadRules } from '../../rule-files/load-rules.js'
+import { DEFAULT_RULES_PATH, loadRules } from '../../rule-files/load-rules.js'
 import type { LINT_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
+import { checkRulePaths } from '../rule-paths.js'
 import { UsageError } from '../usage-error.js'
 
 /**
@@ -25,6 +26,7 @@ export async function execute({ args, options }: CommandInput<typeof LINT_OPTION
     if ('message' in q || q.dimension !== 'duration') throw new UsageError(`--retention needs a duration such as 7d, not '${options.retention}'`)
     retentionMs = q.value
   }
+  await checkRulePaths(args.length ? args : [DEFAULT_RULES_PATH])
   const { rules, diagnostics, sources } = await loadRules(args, { retentionMs })
   if (options.format === 'json') {
     console.log(diagnosticsToJson(diagnostics))

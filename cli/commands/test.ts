@@ -3,7 +3,8 @@ import { findingsOfTestRun } from '../annotations/finding.js'
 import { renderFindings } from '../annotations/render.js'
 import { toJUnit } from '../rule-test/junit.js'
 import { renderReport } from '../rule-test/report.js'
-import { runRuleTests } from '../rule-test/run-tests.js'
+import { checkTestPaths, runRuleTests } from '../rule-test/run-tests.js'
+import { checkRulePaths } from '../rule-paths.js'
 import type { TEST_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
@@ -20,7 +21,10 @@ export const run = (argv: string[]): Promise<number> => runCommand('test', argv)
 /** The subcommand: runs the tests, prints the report, writes JUnit, returns the exit code. */
 export async function execute({ args: paths, options }: CommandInput<typeof TEST_OPTIONS>): Promise<number> {
   const { rules, junit, verbose, format } = options
-  const result = await runRuleTests({ paths: paths.length ? paths : ['rules/'], rules })
+  const testPaths = paths.length ? paths : ['rules/']
+  await checkRulePaths(rules, '--rules')
+  await checkTestPaths(testPaths)
+  const result = await runRuleTests({ paths: testPaths, rules })
   if (format === 'text') console.log(renderReport(result, { verbose }))
   else if (format === 'json') console.log(JSON.stringify(findingsOfTestRun(result), null, 2))
   else {

@@ -7,7 +7,11 @@ import type { RunResult } from './run-tests.js'
  */
 export function renderReport(run: RunResult, opts: { cwd?: string; verbose?: boolean } = {}): string {
   const cwd = opts.cwd ?? process.cwd()
-  const rel = (f: string) => relative(cwd, f) || f
+  // Paths under the working directory are shown relative to it; any other path as it was given.
+  const rel = (f: string) => {
+    const r = relative(cwd, f)
+    return r && !r.startsWith('..') ? r : f
+  }
   const out: string[] = []
   if (run.ruleErrors) out.push('rule files have errors; no test ran:', run.ruleErrors)
   else if (run.files.length === 0) out.push('no rule-test files found (YAML files with a top-level `tests:`)')
@@ -44,6 +48,11 @@ export function renderReport(run: RunResult, opts: { cwd?: string; verbose?: boo
     }
   }
   const cov = run.coverage
+  // Coverage says nothing when no case ran (every file was unreadable): the errors above are the report.
+  if (passed + failed > 0 && run.files.every((f) => f.cases.length === 0)) {
+    out.push(`FAIL: ${passed} passed, ${failed} failed`)
+    return out.join('\n')
+  }
   const asserted = cov.filter((c) => c.asserted > 0)
   out.push('')
   out.push(`coverage: ${asserted.length}/${cov.length} rules asserted to fire by a passing test`)

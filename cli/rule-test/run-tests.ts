@@ -3,6 +3,8 @@ import { basename, join } from 'node:path'
 import type { Rule } from '../../dsl/ast.js'
 import { hasErrors, renderDiagnostics, type Diagnostic } from '../../dsl/index.js'
 import { loadRules } from '../../rule-files/load-rules.js'
+import { describeMissing } from '../rule-paths.js'
+import { UsageError } from '../usage-error.js'
 import { corpusCaseTest } from './corpus-case-test.js'
 import { runCase, type CaseResult } from './run-case.js'
 import { parseTestFile, type TestFileError } from './test-file.js'
@@ -70,6 +72,22 @@ export async function findTestInputs(paths: string[]): Promise<{ tests: string[]
   return { tests: [...new Set(tests)], rules: [...new Set(rules)], missing }
 }
 
+/**
+ * The test paths a user named, checked before anything runs: a missing path, or a directory with no
+ * rule-test file under it, is a UsageError naming the path as given (exit 2, as for rule paths).
+ */
+export async function checkTestPaths(paths: readonly string[]): Promise<void> {
+  for (const p of paths) {
+    try {
+      await stat(p)
+    } catch (err) {
+      throw new UsageError(describeMissing(p, err))
+    }
+    const found = await findTestInputs([p])
+    if (found.tests.length === 0 && found.rules.length === 0) throw new UsageError(`no rule-test files (YAML with a top-level \`tests:\`) in ${p}`)
+  }
+}
+
 async function looksLikeTestFile(file: string): Promise<boolean> {
   try {
     return /^tests\s*:/m.test(await readFile(file, 'utf8'))
@@ -98,6 +116,10 @@ export async function runRuleTests(opts: RunOptions): Promise<RunResult> {
       text = await readFile(file, 'utf8')
     } catch (err) {
       result.files.push({ file, errors: [{ file, line: 1, message: `cannot read: ${(err as Error).message}` }], cases: [] })
+      continue
+    }
+    if (text.includes('\0')) {
+      result.files.push({ file, errors: [{ file, line: 1, message: 'not a text file (a rule-test file is YAML with a top-level `tests:`)' }], cases: [] })
       continue
     }
     const parsed = basename(file) === CORPUS_CASE ? await corpusCaseTest(file) : parseTestFile(text, file)

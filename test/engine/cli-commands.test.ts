@@ -45,7 +45,7 @@ describe('cli/commands/why', () => {
     { args: ['replay', 'x', '--step', '0s'], code: 2, message: '--step must be longer than 0' },
     { args: ['why', '3'], code: 1, message: 'no signals stored yet' },
     { args: ['why', '7', '--replay', SEED_000], code: 1, message: 'no signals stored for broker 7 (known brokers: perf-lab/1)' },
-    { args: ['why', '1', '--rules', 'no/such/dir'], code: 1, message: 'no such rules directory or file: no/such/dir' },
+    { args: ['why', '1', '--rules', 'no/such/dir'], code: 2, message: '--rules: no such file or directory: no/such/dir' },
     { args: ['replay', 'no/such/dir'], code: 2, message: 'no such file or directory: no/such/dir' },
   ])('rejects $args clearly', async ({ args, code, message }) => {
     const r = await kafkaWhy(args)

@@ -72,6 +72,13 @@ live:
     expect(redactText('from-the-env-secret from-a-file-secret prom-pass-secret')).toBe('[redacted] [redacted] [redacted]')
   })
 
+  it('keeps why a secret file could not be read (ENOENT) while redacting secret values', () => {
+    expect(redactText("sasl.password_file: cannot read '/run/secrets/kafka-password': ENOENT")).toBe("sasl.password_file: cannot read '/run/secrets/kafka-password': ENOENT")
+    expect(redactText("SLACK_SIGNING_SECRET: cannot read '/run/secrets/slack-signing-secret': EACCES")).toContain('EACCES')
+    expect(redactText('password: ENOENTsecret99')).toBe('password: [redacted]')
+    expect(redactText('"password": "hunter2-long"')).toBe('"password": "[redacted]"')
+  })
+
   it.each([
     ['{ mechanism: plain, username: u, password: "${NOT_SET_ANYWHERE}" }', 'k.yaml: live.clusters.prod.admin.sasl.password: environment variable NOT_SET_ANYWHERE is not set'],
     ['{ mechanism: plain, username: u, password_file: /nonexistent/pw }', "k.yaml: live.clusters.prod.admin.sasl.password_file: cannot read '/nonexistent/pw': ENOENT"],
