@@ -88,6 +88,10 @@ export const CORPUS_OPTIONS = {
   rules: RULES,
   json: { ...JSON_OUTPUT, description: 'the full report as one JSON object' },
   docs: { flags: '--docs <file>', description: 'also rewrite the generated table in FILE (e.g. docs/corpus.md)', complete: 'file' },
+  recordFirstSight: {
+    flags: '--record-first-sight',
+    description: "write this run's verdict into every case.yaml still marked 'first_sight: pending' (once; verdicts are never rescored)",
+  },
 } as const satisfies OptionSpecs
 
 /** `digest`: the daily health digest in a terminal. */

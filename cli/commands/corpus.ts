@@ -7,12 +7,14 @@ import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
 import { UsageError } from '../usage-error.js'
 import { renderCorpusDocs, renderCorpusText, spliceDocs } from '../corpus/render-corpus.js'
+import { recordFirstSight } from '../corpus/record-first-sight.js'
 import { runCorpus } from '../corpus/run-corpus.js'
 
 /**
  * `kafka-why corpus [dir]`: replays the real-incident corpus and prints top-1 accuracy per failure mode,
- * overall, and how many healthy excerpts stayed quiet — the measure of the rule pack on incidents it was
- * not written from. `--docs FILE` rewrites the generated table in that file.
+ * overall, per input kind, and how many healthy excerpts stayed quiet; beside it the first-sight figure, the
+ * verdicts recorded when cases were added before anything was changed for them. `--docs FILE` rewrites the
+ * generated table in that file; `--record-first-sight` writes the verdict of cases still marked pending.
  */
 
 /** The command as the command line runs it (tests, scripts): parses argv, then the body. */
@@ -31,6 +33,11 @@ export async function execute({ args, options }: CommandInput<typeof CORPUS_OPTI
     console.error(`kafka-why corpus: ${(err as Error).message}`)
     return 1
   }
+  if (options.recordFirstSight) {
+    const recorded = await recordFirstSight(report, { commit: headCommit(), tree: treeState(root), date: new Date().toISOString() })
+    for (const r of recorded) console.error(`first sight recorded: ${r.id}: ${r.verdict} (top ${r.top})`)
+    if (recorded.length) report = await runCorpus(root, loaded.rules)
+  }
   if (options.json) console.log(JSON.stringify(report, null, 2))
   else console.log(renderCorpusText(report))
   const docs = options.docs
@@ -40,6 +47,17 @@ export async function execute({ args, options }: CommandInput<typeof CORPUS_OPTI
   }
   const broken = report.cases.some((c) => c.loadError) || report.caseErrors.length > 0 || report.staleGaps.length > 0
   return broken ? 1 : 0
+}
+
+/** Whether the working tree outside the corpus held uncommitted edits when a first-sight verdict was measured. */
+function treeState(root: string): string {
+  try {
+    const out = execFileSync('git', ['status', '--porcelain', '--', '.', `:(exclude)${root}`], { encoding: 'utf8' }).trim()
+    if (out === '') return 'clean'
+    return `uncommitted edits in ${out.split('\n').length} path(s) outside the corpus (others' work in progress)`
+  } catch {
+    return 'unknown'
+  }
 }
 
 /** The checked-out commit, so a published figure names the code it was measured on. */

@@ -1,4 +1,5 @@
-import { percent, type CaseOutcome, type CorpusReport } from './run-corpus.js'
+import { INPUT_KINDS } from './corpus-case.js'
+import { percent, type CaseOutcome, type CorpusReport, type Tally } from './run-corpus.js'
 
 /**
  * The corpus report in two shapes: a terminal summary for whoever runs `kafka-why corpus`, and the
@@ -20,6 +21,21 @@ function mark(o: CaseOutcome): string {
   return o.ok ? '✓' : '✗'
 }
 
+/** The recorded first-sight verdict as a mark: ✓, ✗, "pending", or "–" for a case scored after its rule was written. */
+function firstMark(o: CaseOutcome): string {
+  const v = o.firstSight?.verdict
+  return v === 'right' ? '✓' : v === 'wrong' ? '✗' : v === 'pending' ? 'pending' : '–'
+}
+
+const ratio = (t: Tally) => `${t.right}/${t.of} (${percent(t)})`
+
+/** First-sight beside fitted, overall and per input kind: one row each. */
+function firstSightRows(r: CorpusReport): { kind: string; first: Tally; fittedSame: Tally; fittedAll: Tally }[] {
+  const rows = [{ kind: 'all', first: r.firstSight.overall, fittedSame: r.fittedOnFirstSight.overall, fittedAll: r.overall }]
+  for (const k of INPUT_KINDS) rows.push({ kind: k, first: r.firstSight.byKind[k], fittedSame: r.fittedOnFirstSight.byKind[k], fittedAll: r.fittedByKind[k] })
+  return rows
+}
+
 /** The terminal report: per-mode top-1, overall, healthy precision, gaps and load problems. */
 export function renderCorpusText(r: CorpusReport): string {
   const lines: string[] = []
@@ -35,6 +51,12 @@ export function renderCorpusText(r: CorpusReport): string {
   lines.push('')
   lines.push(`top-1 overall: ${r.overall.right} of ${r.overall.of} failure cases (${percent(r.overall)}) across ${r.modes} modes`)
   lines.push(`healthy excerpts quiet: ${r.healthy.right} of ${r.healthy.of} (${percent(r.healthy)})`)
+  lines.push('')
+  lines.push('first sight (recorded when each case was added, never rescored) beside fitted (this run):')
+  for (const row of firstSightRows(r)) {
+    lines.push(`  ${row.kind.padEnd(10)} first sight ${ratio(row.first).padEnd(16)} fitted, same cases ${ratio(row.fittedSame).padEnd(16)} fitted, all cases ${ratio(row.fittedAll)}`)
+  }
+  if (r.pendingFirstSight.length) lines.push(`first sight pending (run with --record-first-sight): ${r.pendingFirstSight.join(', ')}`)
   const gaps = Object.entries(r.gaps)
   if (gaps.length) {
     lines.push(`known gaps (no signals yet): ${gaps.length}`)
@@ -58,12 +80,21 @@ export function renderCorpusDocs(r: CorpusReport, commit: string): string {
   out.push(`Measured at commit \`${commit}\` with the rule pack in \`rules/\`.`, '')
   out.push(`**Top-1: ${r.overall.right} of ${r.overall.of} failure cases right (${percent(r.overall)}), ${r.modes} failure modes.**`)
   out.push(`**Healthy excerpts with nothing at warning or critical: ${r.healthy.right} of ${r.healthy.of}.**`, '')
-  out.push('| mode | case | expected top rule | got | |', '|---|---|---|---|---|')
+  out.push(
+    `**First sight: ${r.firstSight.overall.right} of ${r.firstSight.overall.of} failure cases right (${percent(r.firstSight.overall)})** — each scored once, when it was added, before anything was changed for it; today the same cases score ${r.fittedOnFirstSight.overall.right} of ${r.fittedOnFirstSight.overall.of} (${percent(r.fittedOnFirstSight.overall)}).`,
+    '',
+  )
+  out.push('| input kind | first sight | fitted, same cases | fitted, all cases |', '|---|---|---|---|')
+  for (const row of firstSightRows(r)) out.push(`| ${row.kind} | ${ratio(row.first)} | ${ratio(row.fittedSame)} | ${ratio(row.fittedAll)} |`)
+  out.push('', 'A case counts under each of its input kinds; "all" counts it once. Cases without a first-sight mark (–) were scored after their rules were written.', '')
+  if (r.pendingFirstSight.length) out.push(`First sight pending: ${r.pendingFirstSight.map((id) => `\`${id}\``).join(', ')}.`, '')
+  out.push('| mode | case | kinds | expected top rule | got | | first sight |', '|---|---|---|---|---|---|---|')
   const sorted = [...r.cases].sort((a, b) => Number(a.healthy) - Number(b.healthy) || a.mode.localeCompare(b.mode) || a.id.localeCompare(b.id))
   for (const o of sorted) {
     const want = o.healthy ? 'nothing above info' : `\`${o.expect}\`${o.expectMissing ? ' (proposed)' : ''}`
     const got = o.healthy || o.gap || o.loadError || !o.got ? result(o) : `\`${o.got}\``
-    out.push(`| ${o.mode} | [${o.id}](../test/corpus/${o.id}/source.md) | ${want} | ${cell(got)} | ${mark(o)} |`)
+    const how = o.rightBy === 'baseline' ? ' (baseline)' : ''
+    out.push(`| ${o.mode} | [${o.id}](../test/corpus/${o.id}/source.md) | ${o.kinds.join(', ')} | ${want} | ${cell(got)}${how} | ${mark(o)} | ${firstMark(o)} |`)
   }
   out.push('', '| mode | right | cases |', '|---|---|---|')
   for (const [mode, t] of Object.entries(r.byMode).sort(([a], [b]) => a.localeCompare(b))) out.push(`| ${mode} | ${t.right} | ${t.of} |`)

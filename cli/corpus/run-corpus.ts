@@ -3,12 +3,13 @@ import type { Rule, Severity } from '../../dsl/ast.js'
 import { diagnose } from '../../engine/diagnose.js'
 import type { Cause } from '../../engine/diagnosis.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
-import { listCases, readKnownGaps, type CaseError, type CorpusCase, type KnownGaps } from './corpus-case.js'
+import { INPUT_KINDS, listCases, readKnownGaps, type BaselineExpectation, type CaseError, type CorpusCase, type FirstSight, type InputKind, type KnownGaps } from './corpus-case.js'
 
 /**
  * Replays every corpus case through the real engine exactly as `why` would diagnose it (the case's
  * broker, the whole span of its data) and scores the top cause against the case's expectation, so the
- * rule pack's accuracy on incidents it was not written from is a number that can only be argued with data.
+ * rule pack's accuracy is a number that can only be argued with data. Most older cases were scored after rules
+ * were written from them (the fitted figure); the first-sight verdicts recorded in case.yaml are the honest one.
  */
 
 /** How one case came out. */
@@ -37,6 +38,11 @@ export type CaseOutcome = {
   gap?: string
   /** Set when the case could not be replayed (or yields no signal and is not a known gap). */
   loadError?: string
+  kinds: InputKind[]
+  /** The verdict recorded when the case was added, if it was scored at first sight. */
+  firstSight?: FirstSight
+  /** How a right failure case was right: its expected rule, or a baseline answer meeting the case's criterion. */
+  rightBy?: 'rule' | 'baseline'
 }
 
 /** Accuracy over a group of failure cases. */
@@ -62,6 +68,14 @@ export type CorpusReport = {
   staleGaps: string[]
   /** known-gaps.yaml entries whose case now yields signals: the entry can be removed. */
   closedGaps: string[]
+  /** Today's top-1 over failure cases, per input kind (a case counts under each of its kinds). */
+  fittedByKind: Record<InputKind, Tally>
+  /** First-sight verdicts as recorded in case.yaml (never rescored): overall and per input kind. */
+  firstSight: { overall: Tally; byKind: Record<InputKind, Tally> }
+  /** Today's top-1 over the same cases as `firstSight`, for the side-by-side figure. */
+  fittedOnFirstSight: { overall: Tally; byKind: Record<InputKind, Tally> }
+  /** Cases added with `first_sight: pending`, waiting for `--record-first-sight`. */
+  pendingFirstSight: string[]
 }
 
 const ALARM: ReadonlySet<Severity> = new Set<Severity>(['warning', 'critical'])
@@ -69,7 +83,8 @@ const ALARM: ReadonlySet<Severity> = new Set<Severity>(['warning', 'critical'])
 /** Replays one case into a fresh in-memory store and scores its diagnosis. Never throws for bad data. */
 export async function runCorpusCase(c: CorpusCase, rules: readonly Rule[], gaps: KnownGaps): Promise<CaseOutcome> {
   const out: CaseOutcome = {
-    id: c.id, mode: c.mode, broker: c.broker, healthy: c.healthy, expect: c.expect,
+    id: c.id, mode: c.mode, broker: c.broker, healthy: c.healthy, expect: c.expect, kinds: c.kinds,
+    ...(c.firstSight ? { firstSight: c.firstSight } : {}),
     expectMissing: c.expect !== undefined && !rules.some((r) => r.id === c.expect),
     alarms: [], ok: false, signals: 0, unparsed: 0, untimed: false,
   }
@@ -119,9 +134,35 @@ export async function runCorpusCase(c: CorpusCase, rules: readonly Rule[], gaps:
   } else {
     const at = ranked.findIndex((x) => x.ruleId === c.expect)
     if (at >= 0) out.expectRank = at + 1
-    out.ok = top?.ruleId === c.expect
+    if (top?.ruleId === c.expect) out.rightBy = 'rule'
+    else if (top && c.baseline && baselineAnswers(top, c.baseline)) out.rightBy = 'baseline'
+    out.ok = out.rightBy !== undefined
   }
   return out
+}
+
+const words = (s: string) => ` ${s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()} `
+
+/**
+ * The written criterion for a baseline answer (docs/corpus.md): the top cause names the case's failure class
+ * (in its rule id, name, cause text or labels; any one part of a class written "a/b") and one of its evidence
+ * lines contains the case's established line. Mechanical, so a verdict never depends on who scored it.
+ */
+export function baselineAnswers(top: Cause, want: BaselineExpectation): boolean {
+  const text = words([top.ruleId, top.ruleName ?? '', top.cause, ...Object.values(top.labels)].join(' '))
+  const named = want.class.split('/').some((part) => {
+    const w = words(part)
+    return w.trim() !== '' && text.includes(w)
+  })
+  return named && top.evidence.some((e) => e.text?.includes(want.line) === true)
+}
+
+const emptyByKind = (): Record<InputKind, Tally> =>
+  Object.fromEntries(INPUT_KINDS.map((k) => [k, { right: 0, of: 0 }])) as Record<InputKind, Tally>
+
+function count(t: Tally, right: boolean): void {
+  t.of++
+  if (right) t.right++
 }
 
 /** Runs every case under `root` against `rules` and tallies top-1 accuracy per mode and overall. */
@@ -147,12 +188,32 @@ export async function runCorpus(root: string, rules: readonly Rule[]): Promise<C
       overall.right++
     }
   }
+  const fittedByKind = emptyByKind()
+  const firstSight = { overall: { right: 0, of: 0 }, byKind: emptyByKind() }
+  const fittedOnFirstSight = { overall: { right: 0, of: 0 }, byKind: emptyByKind() }
+  const pendingFirstSight: string[] = []
+  for (const o of outcomes) {
+    if (o.firstSight?.verdict === 'pending') pendingFirstSight.push(o.id)
+    if (o.healthy) continue
+    for (const k of o.kinds) count(fittedByKind[k], o.ok)
+    const v = o.firstSight?.verdict
+    if (v !== 'right' && v !== 'wrong') continue
+    count(firstSight.overall, v === 'right')
+    count(fittedOnFirstSight.overall, o.ok)
+    for (const k of o.kinds) {
+      count(firstSight.byKind[k], v === 'right')
+      count(fittedOnFirstSight.byKind[k], o.ok)
+    }
+  }
   const listed: KnownGaps = {}
   for (const o of outcomes) if (o.gap) listed[o.id] = o.gap
   const ids = new Set(cases.map((c) => c.id))
   const staleGaps = Object.keys(gaps).filter((id) => !ids.has(id))
   const closedGaps = outcomes.filter((o) => gaps[o.id] !== undefined && o.signals > 0).map((o) => o.id)
-  return { root, cases: outcomes, caseErrors: errors, byMode, overall, healthy, gaps: listed, modes: Object.keys(byMode).length, staleGaps, closedGaps }
+  return {
+    root, cases: outcomes, caseErrors: errors, byMode, overall, healthy, gaps: listed, modes: Object.keys(byMode).length, staleGaps, closedGaps,
+    fittedByKind, firstSight, fittedOnFirstSight, pendingFirstSight,
+  }
 }
 
 /** Fraction right as a percentage with one decimal, "–" for an empty group. */
