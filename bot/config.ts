@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { kafkaWhyConfigSchema, type KafkaWhyConfigFile } from '../file-formats/kafka-why-config.js'
 import { renderProblem, validateYaml } from '../file-formats/yaml-validate.js'
-import { registerSecret } from '../secrets/redact.js'
+import { registerSecret, registerUrlPasswords } from '../secrets/redact.js'
 import { readSecretFile } from '../secrets/secret-ref.js'
 
 /**
@@ -103,6 +103,8 @@ export function parseBotEnv(env: NodeJS.ProcessEnv): BotEnv {
   if (!botToken) problems.push('SLACK_BOT_TOKEN: required (xoxb-…), or SLACK_BOT_TOKEN_FILE')
   if (mode === 'http' && !signingSecret) problems.push('SLACK_SIGNING_SECRET: required in HTTP mode')
   if (mode === 'socket' && !appToken) problems.push('SLACK_APP_TOKEN: required when SLACK_SOCKET_MODE=1 (xapp-…)')
+  registerUrlPasswords(env.REDIS_URL)
+  registerUrlPasswords(env.REDIS_CLUSTER_NODES)
   const port = Number(env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT: '${env.PORT}' is not a port number`)
   if (env.REDIS_URL?.trim() && env.REDIS_CLUSTER_NODES?.trim()) problems.push('REDIS_URL and REDIS_CLUSTER_NODES: both set; set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a Redis Cluster')

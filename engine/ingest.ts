@@ -1,4 +1,5 @@
-import { validateSignal } from '../signals/jsonl.js'
+import { capText, validateSignal } from '../signals/jsonl.js'
+import { SIGNAL_LIMITS } from '../signals/signal-limits.js'
 import { checkBrokerId } from './broker-id.js'
 import type { Signal } from '../signals/signal.js'
 import type { Store } from './store/store.js'
@@ -17,21 +18,16 @@ import type { Store } from './store/store.js'
  */
 
 /**
- * The longest raw evidence text kept per signal. The text is what the evidence timeline shows (one
- * log line, or a record's first line and the line that matched); 2 KiB holds every real Kafka and
- * JVM line we have recorded, while a 64 KiB line (a dumped request, a corrupt file) would otherwise
- * be stored whole, once per signal it yields, for the whole retention.
+ * The longest raw evidence text kept per signal (signals/signal-limits.ts): 2 KiB holds every real
+ * Kafka and JVM line we have recorded, while a 64 KiB line would otherwise be stored whole, once per
+ * signal it yields, for the whole retention.
  */
-export const MAX_EVIDENCE_TEXT_CHARS = 2048
+export const MAX_EVIDENCE_TEXT_CHARS = SIGNAL_LIMITS.textChars
 
 /** The signal with its text cut to MAX_EVIDENCE_TEXT_CHARS (ending in "…"); the same object when it fits. */
 export function capEvidenceText(s: Signal): Signal {
   if (s.text === undefined || s.text.length <= MAX_EVIDENCE_TEXT_CHARS) return s
-  let end = MAX_EVIDENCE_TEXT_CHARS - 1
-  // Never split a surrogate pair: half a character would be stored as an invalid one.
-  const code = s.text.charCodeAt(end - 1)
-  if (code >= 0xd800 && code <= 0xdbff) end--
-  return { ...s, text: s.text.slice(0, end) + '…' }
+  return { ...s, text: capText(s.text) }
 }
 
 /** What happened to the signals of one write() call. */

@@ -13,6 +13,8 @@
  * few distinct templates of a window, so its cost does not grow with the number of lines.
  */
 
+import { redactText } from '../secrets/redact.js'
+
 /** The placeholder Drain puts where clustered templates differ. */
 export const WILDCARD = '<*>'
 
@@ -49,7 +51,9 @@ function maskToken(token: string): string {
  * become one space. Deterministic; never throws.
  */
 export function maskMessage(message: string): string {
-  const words = message.slice(0, MAX_MASKED_CHARS * 2).split(/\s+/).filter((w) => w !== '')
+  // Redacted before masking: a masked secret ('s3cret-<num>') no longer matches its registered value,
+  // yet the pattern label that carries it is stored and shown.
+  const words = redactText(message.slice(0, MAX_MASKED_CHARS * 4)).slice(0, MAX_MASKED_CHARS * 2).split(/\s+/).filter((w) => w !== '')
   const out = words.map(maskToken).join(' ')
   return out.length > MAX_MASKED_CHARS ? out.slice(0, MAX_MASKED_CHARS) : out
 }

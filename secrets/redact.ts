@@ -32,7 +32,32 @@ const known = new Set<string>()
  * "1234" in the logs would hide more than it protects, and such a secret is not one anyway.
  */
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 6) known.add(value)
+  if (!value || value.length < 6) return
+  known.add(value)
+  // The same secret as Slack mrkdwn and JSON text carry it, so an escaped copy is caught too.
+  const escaped = value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  if (escaped !== value) known.add(escaped)
+  const json = JSON.stringify(value).slice(1, -1)
+  if (json !== value) known.add(json)
+}
+
+const USERINFO_PASSWORD = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"<>]*:([^\s/?#@'"<>]+)@/gi
+
+/**
+ * Registers the password of every `scheme://user:password@host` in a text (REDIS_URL,
+ * REDIS_CLUSTER_NODES), decoded as the client will send it: the URL shape is redacted anyway, but a
+ * broker line may carry the bare password (`requirepass …`, a dumped client config).
+ */
+export function registerUrlPasswords(text: string | undefined): void {
+  if (!text) return
+  for (const m of text.matchAll(USERINFO_PASSWORD)) {
+    registerSecret(m[1])
+    try {
+      registerSecret(decodeURIComponent(m[1]))
+    } catch {
+      // A malformed %-escape: the raw form is registered above.
+    }
+  }
 }
 
 /** Scrubs every known secret and every secret-shaped string from a text. */

@@ -1,5 +1,7 @@
 import { lookupSignal } from './catalogue.js'
 import type { Signal } from './signal.js'
+import { SIGNAL_LIMITS } from './signal-limits.js'
+import { redactText } from '../secrets/redact.js'
 
 /**
  * Recorded signals as JSON Lines: one Signal object per line, so an incident (metric scrapes,
@@ -34,6 +36,10 @@ export type RejectReason =
   | 'invalid labels'
   | 'missing source'
   | 'invalid text'
+  | 'cluster too long'
+  | 'too many labels'
+  | 'label too long'
+  | 'source too long'
 
 /** Outcome of validating one untrusted object; `detail` says which value was wrong, for people. */
 export type SignalValidation = { ok: true; signal: Signal } | { ok: false; reason: RejectReason; detail?: string }
@@ -76,8 +82,9 @@ function describeValue(v: unknown): string {
 
 /**
  * Checks an untrusted value against the Signal contract and the catalogue and returns a normalised
- * signal (numeric `at`, text broker, no undefined or unknown keys; the labels object is shared with
- * the input, not copied, because this runs for every ingested signal). Stores and the JSONL reader call it so that a bad signal is
+ * signal (numeric `at`, text broker, no undefined or unknown keys; text cut and every text field
+ * redacted; the labels object is shared with the input, not copied, unless redaction changed a value,
+ * because this runs for every ingested signal). Stores and the JSONL reader call it so that a bad signal is
  * refused whole, never half-stored.
  */
 export function validateSignal(x: unknown): SignalValidation {
@@ -89,6 +96,7 @@ export function validateSignal(x: unknown): SignalValidation {
   const atMs = parseAt(at)
   if (atMs === undefined) return { ok: false, reason: 'invalid at', detail: describeValue(at) }
   if (typeof cluster !== 'string' || cluster === '') return { ok: false, reason: 'missing cluster' }
+  if (cluster.length > SIGNAL_LIMITS.clusterChars) return { ok: false, reason: 'cluster too long', detail: `${cluster.length} characters, at most ${SIGNAL_LIMITS.clusterChars}` }
   let brokerText: string | undefined
   if (broker !== undefined) {
     if (typeof broker === 'string' && broker !== '') brokerText = broker
@@ -99,23 +107,42 @@ export function validateSignal(x: unknown): SignalValidation {
     return { ok: false, reason: 'invalid value', detail: describeValue(value) }
   }
   if (value === undefined && entry.kind !== 'event') return { ok: false, reason: 'missing value', detail: `${entry.kind} ${name}` }
-  let hasLabels = false
+  let labelCount = 0
+  let redactedLabels: Record<string, string> | undefined
   if (labels !== undefined) {
     if (!isObject(labels)) return { ok: false, reason: 'invalid labels' }
     for (const k in labels) {
       if (!Object.hasOwn(labels, k)) continue
-      if (typeof labels[k] !== 'string') return { ok: false, reason: 'invalid labels', detail: k }
-      hasLabels = true
+      const v = labels[k]
+      if (typeof v !== 'string') return { ok: false, reason: 'invalid labels', detail: k }
+      if (++labelCount > SIGNAL_LIMITS.labels) return { ok: false, reason: 'too many labels', detail: `at most ${SIGNAL_LIMITS.labels}` }
+      if (k.length > SIGNAL_LIMITS.labelKeyChars || v.length > SIGNAL_LIMITS.labelValueChars) {
+        return { ok: false, reason: 'label too long', detail: `${k.slice(0, 40)}: names at most ${SIGNAL_LIMITS.labelKeyChars}, values at most ${SIGNAL_LIMITS.labelValueChars} characters` }
+      }
+      const clean = redactText(v)
+      if (clean !== v) (redactedLabels ??= { ...(labels as Record<string, string>) })[k] = clean
     }
   }
   if (typeof source !== 'string' || source === '') return { ok: false, reason: 'missing source' }
+  if (source.length > SIGNAL_LIMITS.sourceChars) return { ok: false, reason: 'source too long', detail: `${source.length} characters, at most ${SIGNAL_LIMITS.sourceChars}` }
   if (text !== undefined && typeof text !== 'string') return { ok: false, reason: 'invalid text' }
-  const signal: Signal = { name, at: atMs, cluster, source }
+  // What is stored goes through the same redaction as everything shown: a password a broker logged
+  // never reaches the store, its template labels, or a reply built from them.
+  const signal: Signal = { name, at: atMs, cluster, source: redactText(source) }
   if (brokerText !== undefined) signal.broker = brokerText
   if (value !== undefined) signal.value = value as number
-  if (hasLabels) signal.labels = labels as Record<string, string>
-  if (text !== undefined) signal.text = text as string
+  if (labelCount > 0) signal.labels = redactedLabels ?? (labels as Record<string, string>)
+  if (text !== undefined) signal.text = redactText(capText(text as string))
   return { ok: true, signal }
+}
+
+/** The text cut to SIGNAL_LIMITS.textChars (ending in "…"), never splitting a surrogate pair; the same string when it fits. */
+export function capText(text: string): string {
+  if (text.length <= SIGNAL_LIMITS.textChars) return text
+  let end = SIGNAL_LIMITS.textChars - 1
+  const code = text.charCodeAt(end - 1)
+  if (code >= 0xd800 && code <= 0xdbff) end--
+  return text.slice(0, end) + '…'
 }
 
 /** One refused line, with enough position to fix it. */

@@ -3,8 +3,8 @@ import type { UploadedLog } from '../../adapters/uploaded-logs.js'
 import type { BotContext } from '../context.js'
 import { readUploadsInMemory } from '../engine-bridge.js'
 import { UserError } from '../errors.js'
-import type { BotMessage, MessagePart } from '../message.js'
-import { redactText } from '../../secrets/redact.js'
+import type { BotMessage } from '../message.js'
+import { redactMessage } from '../render/redact-message.js'
 import { escapeMrkdwn } from '../render/block-kit.js'
 import { renderDiagnosis } from '../render/diagnosis.js'
 import { formatWindow } from '../render/time.js'
@@ -50,13 +50,7 @@ export async function whyUploaded(ctx: BotContext, where: { channel: string }, u
   parts.splice(Math.min(2, parts.length), 0, { kind: 'context', text: `Read from the shared ${escapeMrkdwn(names)}: ${escapeMrkdwn(summary)}. Diagnosed on their own, not with this cluster's live data.` })
   // Shared logs were never through an ingest that scrubs them: a password in a config dump or a token
   // in a file name is redacted before it reaches the channel.
-  return { ...msg, text: redactText(msg.text), parts: parts.map(redactPart), visibility: 'channel' }
-}
-
-function redactPart(p: MessagePart): MessagePart {
-  if (p.kind === 'section') return { ...p, text: redactText(p.text), ...(p.fields ? { fields: p.fields.map(redactText) } : {}) }
-  if (p.kind === 'header' || p.kind === 'context') return { ...p, text: redactText(p.text) }
-  return p
+  return redactMessage({ ...msg, parts, visibility: 'channel' })
 }
 
 /** "412 lines from 2 files, offset-less times read as -04:00 (the offset gc.log carries)". */

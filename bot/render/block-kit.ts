@@ -1,4 +1,5 @@
 import type { BotMessage, Button, MessagePart, Select } from '../message.js'
+import { redactMessage } from './redact-message.js'
 import { SLACK_LIMITS as L } from './slack-limits.js'
 
 /**
@@ -12,8 +13,9 @@ export type Block = Record<string, unknown>
 /** What chat.postMessage, chat.update and response_url take: fallback text and blocks. */
 export type SlackPayload = { text: string; blocks: Block[] }
 
-/** Renders a message, truncating to Slack's limits and saying so inside the message. */
-export function toBlockKit(msg: BotMessage): SlackPayload {
+/** Renders a message, redacted, truncating to Slack's limits and saying so inside the message. */
+export function toBlockKit(message: BotMessage): SlackPayload {
+  const msg = redactMessage(message)
   const blocks: Block[] = []
   const seenActions = new Map<string, number>()
   for (const part of msg.parts) blocks.push(renderPart(part, seenActions))

@@ -1,5 +1,6 @@
 import type { BotMessage, MessagePart } from '../message.js'
 import { stripMarkup } from '../message.js'
+import { redactText } from '../../secrets/redact.js'
 
 /**
  * BotMessage → terminal text, so `kafka-why console` shows what Slack would show: the same header,
@@ -12,7 +13,8 @@ export function toConsole(msg: BotMessage, opts: { color?: boolean; width?: numb
   const width = opts.width ?? 80
   const lines: string[] = []
   for (const part of msg.parts) lines.push(...renderPart(part, { bold, dim, width }))
-  return lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()
+  // The terminal is a way out like Slack: the same redaction.
+  return redactText(lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd())
 }
 
 type Style = { bold(s: string): string; dim(s: string): string; width: number }

@@ -2,6 +2,7 @@ import { MemoryStore, type StoreCaps } from './memory-store.js'
 import { DEFAULT_PREFIX, RedisStore } from './redis-store.js'
 import type { Store } from './store.js'
 import { BOTH_STORES_SET } from './cluster-nodes.js'
+import { registerUrlPasswords } from '../../secrets/redact.js'
 
 /** Options for choosing and configuring the store. */
 export type OpenStoreOptions = StoreCaps & {
@@ -46,5 +47,8 @@ export function openStore(env: Record<string, string | undefined> = process.env,
   const url = env.REDIS_URL?.trim() || undefined
   const clusterNodes = env.REDIS_CLUSTER_NODES?.trim() || undefined
   if (!url && !clusterNodes) return new MemoryStore(options)
+  // The store's password may turn up bare in a broker line or an error: redacted wherever it goes.
+  registerUrlPasswords(url)
+  registerUrlPasswords(clusterNodes)
   return new RedisStore({ ...options, url, clusterNodes, prefix: options.prefix ?? env.KAFKA_WHY_REDIS_PREFIX ?? DEFAULT_PREFIX })
 }
