@@ -1,7 +1,6 @@
 import type { Rule } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, type AlertEvent } from './alerts.js'
-import { lookbackMs } from './rule-signals.js'
 import { MemoryStore } from './store/memory-store.js'
 import type { Store } from './store/store.js'
 
@@ -36,7 +35,9 @@ export type ReplayAlertOptions = {
   keepFiringMs?: number
   /**
    * Stop at this time and leave open alerts open (the console's "now" inside an incident); without
-   * it, stepping goes on until everything resolved.
+   * it, stepping stops at each cluster's last recorded signal (plus the lag), so no evaluation window
+   * reaches past the data: what is still open there is left open, never resolved or fired by the
+   * absence of data that was simply not recorded.
    */
   until?: number
   /** Keep the alert state in `store` itself (the console); by default it lives in a private overlay. */
@@ -60,24 +61,21 @@ export async function replayAlerts(
   const keepFiringMs = opts.keepFiringMs ?? DEFAULT_KEEP_FIRING_MS
   const overlay = opts.alertsInStore ? store : new AlertOverlay(store)
   const all: { event: AlertEvent; tickAt: number }[] = []
-  const horizon = Math.max(0, ...rules.map((r) => lookbackMs(r.when))) + keepFiringMs + lagMs + opts.stepMs
   for (const [cluster, list] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
     const engine = new AlertEngine({ store: overlay, rules, cluster, lagMs, keepFiringMs, renotifyMs: 0 })
     const quantise = (t: number) => Math.ceil(t / opts.stepMs) * opts.stepMs
-    const end = opts.until ?? list[list.length - 1] + horizon
+    const end = opts.until ?? list[list.length - 1] + lagMs
     let i = 0
-    let now = opts.until === undefined ? quantise(list[0] + lagMs) : Math.min(quantise(list[0] + lagMs), end)
+    let now = Math.min(quantise(list[0] + lagMs), end)
     while (now <= end) {
       for (const event of await engine.tick(now)) all.push({ event, tickAt: now })
+      if (now === end) break
       while (i < list.length && list[i] + lagMs <= now) i++
       const open = (await overlay.listAlerts()).some((a) => a.cluster === cluster && a.state !== 'resolved')
       const nextSignal = i < list.length ? quantise(list[i] + lagMs) : Infinity
       const next = open ? Math.min(now + opts.stepMs, nextSignal) : nextSignal
-      if (!Number.isFinite(next)) break
-      if (opts.until === undefined) now = Math.max(next, now + 1)
-      else if (now === end) break
-      // Stopping at `until` still takes a last tick there, so the state is the one at that time.
-      else now = Math.min(Math.max(next, now + 1), end)
+      // The last tick is taken at the end itself, so the state reported is the one there.
+      now = Math.min(Number.isFinite(next) ? Math.max(next, now + 1) : end, end)
     }
   }
   // Clusters are stepped one after the other; their events are told in one time order.

@@ -41,6 +41,11 @@ export async function execute({ args, options }: CommandInput<typeof REPLAY_OPTI
       console.log(json ? JSON.stringify(eventJson(e)) : renderEvent(e))
     })
     if (!json) log(describeReplay(events))
+    const open = stillOpen(events)
+    if (open.length) {
+      const end = Math.max(...[...ingest.times.values()].map((list) => list[list.length - 1]))
+      log(`${open.length} still firing when the data ends (${isoStamp(end)}): ${open.map((e) => `${e.alert.ruleId} ${e.alert.cluster}/${e.alert.broker ?? '-'}`).join(', ')}`)
+    }
     return 0
   })
 }
@@ -160,6 +165,13 @@ function renderEvent(e: AlertEvent): string {
 
 function eventJson(e: AlertEvent) {
   return { type: e.type, ...e.alert, severity: e.cause.severity, cause: e.cause.cause, evidence: e.cause.evidence }
+}
+
+/** The alerts whose last event fired or updated them: open when the recording ends, which replay never resolves by itself. */
+export function stillOpen(events: readonly AlertEvent[]): AlertEvent[] {
+  const last = new Map<string, AlertEvent>()
+  for (const e of events) last.set(e.alert.fingerprint, e)
+  return [...last.values()].filter((e) => e.type !== 'resolved')
 }
 
 function describeReplay(events: AlertEvent[]): string {

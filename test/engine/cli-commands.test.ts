@@ -56,15 +56,30 @@ describe('cli/commands/why', () => {
 })
 
 describe('cli/commands/replay', () => {
-  it('prints the alerts in time order as they would have fired, each resolved later', async () => {
+  it('prints the alerts in time order as they would have fired, each resolved later or named as still firing at the end', async () => {
     const r = await kafkaWhy(['replay', SEED_000, '--json'])
     expect(r.code).toBe(0)
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
     expect(events[0]).toMatchObject({ type: 'firing', ruleId: 'stw_pause_session_expiry', broker: '1', cluster: 'perf-lab' })
     const times = events.map((e) => (e.type === 'resolved' ? e.resolvedAt : e.type === 'firing' ? e.firedAt : e.lastSeenAt))
     expect([...times].sort((a, b) => a - b)).toEqual(times)
+    const endsOpen = /(\d+) still firing when the data ends \(([^)]+)\): (.*)/.exec(r.stderr)
     for (const fired of events.filter((e) => e.type === 'firing')) {
-      expect(events.some((e) => e.type === 'resolved' && e.fingerprint === fired.fingerprint && e.resolvedAt > fired.firedAt)).toBe(true)
+      const resolved = events.some((e) => e.type === 'resolved' && e.fingerprint === fired.fingerprint && e.resolvedAt > fired.firedAt)
+      expect(resolved || Boolean(endsOpen?.[3].includes(`${fired.ruleId} ${fired.cluster}/${fired.broker}`))).toBe(true)
     }
+  })
+
+  // A recording that ends while its fault is on: the disk of broker 3 filled at 12:03:45 and the
+  // data ends at 12:03:55. Ticking on past the data once fired rules whose `not` parts only held
+  // because nothing more was recorded (leader_election_storm, advertised_listener_unreachable at 12:09).
+  it('evaluates no window past the last recorded signal', async () => {
+    const r = await kafkaWhy(['replay', 'test/incidents/lab-disk-full', '--json'])
+    expect(r.code).toBe(0)
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const last = Date.parse('2026-12-01T12:03:55Z')
+    for (const e of events) expect(Math.max(e.firedAt ?? 0, e.resolvedAt ?? 0, e.lastSeenAt ?? 0)).toBeLessThanOrEqual(last + 1000)
+    expect(events.filter((e) => e.ruleId === 'leader_election_storm')).toEqual([])
+    expect(r.stderr).toMatch(/still firing when the data ends \(2026-12-01 12:03:5\dZ\): .*disk_full lab\/3/)
   })
 })
