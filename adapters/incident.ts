@@ -5,7 +5,7 @@ import { FileFormatError, validateYaml } from '../file-formats/yaml-validate.js'
 import { parseSignalsJsonl, type JsonlReject } from '../signals/jsonl.js'
 import type { Signal } from '../signals/signal.js'
 import { CATALOGUE } from '../signals/catalogue.js'
-import { DEFAULT_ARCHIVE_LIMITS, inputKind, looksBinary, openInput, type ArchiveLimits } from './logs/open-input.js'
+import { DEFAULT_ARCHIVE_LIMITS, inputKind, looksBinary, openInput, type ArchiveLimits, type InputEntry } from './logs/open-input.js'
 import { readLogStream } from './logs/read-file.js'
 import { addStats, emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type ParseStats } from './logs/types.js'
 
@@ -145,30 +145,38 @@ export async function* readSignalSources(paths: string[], options: ReadSourcesOp
     }
     const cfg: LogSourceConfig = { path: f.name, cluster, timeZone }
     if (f.broker !== undefined) cfg.broker = f.broker
-    const attributing = f.broker === undefined && (options.defaultBroker !== undefined || options.fallbackBroker !== undefined)
-    if (!attributing) {
-      yield* readLog(f.file, cfg, stats, options.archiveLimits)
-      continue
+    const batches = readLog(f.file, cfg, stats, options.archiveLimits)
+    yield* f.broker === undefined ? attributeUnnamed(batches, options, stats) : batches
+  }
+}
+
+/**
+ * Signals of records that named no broker, given the broker a user asked about (`defaultBroker`), else
+ * the one broker the same input names elsewhere, else `fallbackBroker`; with neither given they pass
+ * as they are. Unnamed records wait for the end of their input: the broker may be named later.
+ */
+export async function* attributeUnnamed(batches: AsyncIterable<Signal[]>, options: Pick<ReadSourcesOptions, 'defaultBroker' | 'fallbackBroker'>, stats: SourceStats): AsyncIterable<Signal[]> {
+  if (options.defaultBroker === undefined && options.fallbackBroker === undefined) {
+    yield* batches
+    return
+  }
+  const held: Signal[] = []
+  const named = new Set<string>()
+  for await (const batch of batches) {
+    const ready: Signal[] = []
+    for (const sig of batch) {
+      if (sig.broker !== undefined) named.add(sig.broker)
+      if (sig.broker === undefined && !isClusterWide(sig.name)) held.push(sig)
+      else ready.push(sig)
     }
-    // Unnamed records wait for the end of their file: which broker they belong to may be named later.
-    const held: Signal[] = []
-    const named = new Set<string>()
-    for await (const batch of readLog(f.file, cfg, stats, options.archiveLimits)) {
-      const ready: Signal[] = []
-      for (const sig of batch) {
-        if (sig.broker !== undefined) named.add(sig.broker)
-        if (sig.broker === undefined && !isClusterWide(sig.name)) held.push(sig)
-        else ready.push(sig)
-      }
-      if (ready.length) yield ready
-    }
-    const broker = options.defaultBroker ?? (named.size === 1 ? [...named][0] : options.fallbackBroker!)
-    for (const sig of held) sig.broker = broker
-    if (held.length) {
-      stats.attributed += held.length
-      stats.attributedTo[broker] = (stats.attributedTo[broker] ?? 0) + held.length
-      yield held
-    }
+    if (ready.length) yield ready
+  }
+  const broker = options.defaultBroker ?? (named.size === 1 ? [...named][0] : options.fallbackBroker!)
+  for (const sig of held) sig.broker = broker
+  if (held.length) {
+    stats.attributed += held.length
+    stats.attributedTo[broker] = (stats.attributedTo[broker] ?? 0) + held.length
+    yield held
   }
 }
 
@@ -199,13 +207,18 @@ const OFFSET_STAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(Z|[+-]\d\d:?\d\
  * else UTC. Reads at most 64 KiB of each plain file.
  */
 export async function inferZone(files: readonly string[]): Promise<{ zone: string; why: string }> {
-  for (const file of files) {
-    for (const { name, head } of await inputHeads(file)) {
-      const m = OFFSET_STAMP.exec(head.toString('utf8'))
-      if (m) {
-        const off = m[1] === 'Z' ? 'Z' : m[1].length === 5 ? `${m[1].slice(0, 3)}:${m[1].slice(3)}` : m[1]
-        return { zone: off, why: `the offset ${path.basename(name)} carries` }
-      }
+  const heads: { name: string; head: Buffer }[] = []
+  for (const file of files) for (const h of await inputHeads(file)) heads.push(h)
+  return zoneOfHeads(heads)
+}
+
+/** The zone inferZone settles on, from the first 64 KiB of each input (files on disk or uploaded bytes). */
+export function zoneOfHeads(heads: readonly { name: string; head: Buffer }[]): { zone: string; why: string } {
+  for (const { name, head } of heads) {
+    const m = OFFSET_STAMP.exec(head.toString('utf8'))
+    if (m) {
+      const off = m[1] === 'Z' ? 'Z' : m[1].length === 5 ? `${m[1].slice(0, 3)}:${m[1].slice(3)}` : m[1]
+      return { zone: off, why: `the offset ${path.basename(name)} carries` }
     }
   }
   return { zone: 'Z', why: 'no file carries an offset; pass --tz to set one' }
@@ -229,21 +242,33 @@ async function inputHeads(file: string): Promise<{ name: string; head: Buffer }[
       }
       return out
     }
-    for await (const entry of openInput(file)) {
-      const parts: Buffer[] = []
-      let got = 0
-      for await (const chunk of entry.chunks) {
-        parts.push(chunk)
-        got += chunk.length
-        if (got >= 64 * 1024) break
-      }
-      out.push({ name: entry.name, head: Buffer.concat(parts).subarray(0, 64 * 1024) })
-      if (out.length >= 50) break
-    }
+    for (const h of await entryHeads(openInput(file))) out.push(h)
   } catch {
     // Unreadable or past a limit: reading it later reports why; it lends no offset.
   }
   return out
+}
+
+/** The first 64 KiB of each of an input's first 50 entries. */
+export async function entryHeads(entries: AsyncIterable<InputEntry>): Promise<{ name: string; head: Buffer }[]> {
+  const out: { name: string; head: Buffer }[] = []
+  for await (const entry of entries) {
+    out.push({ name: entry.name, head: await headOf(entry.chunks, 64 * 1024) })
+    if (out.length >= 50) break
+  }
+  return out
+}
+
+/** Up to `max` bytes from the start of a stream, which is then left (and closed). */
+export async function headOf(chunks: AsyncIterable<Buffer>, max: number): Promise<Buffer> {
+  const parts: Buffer[] = []
+  let got = 0
+  for await (const chunk of chunks) {
+    parts.push(chunk)
+    got += chunk.length
+    if (got >= max) break
+  }
+  return Buffer.concat(parts).subarray(0, max)
 }
 
 async function* readJsonl(file: string, stats: SourceStats): AsyncIterable<Signal[]> {
@@ -266,45 +291,53 @@ async function* readLog(file: string, cfg: LogSourceConfig, stats: SourceStats, 
   for await (const entry of openInput(file, limits)) {
     const name = entry.name === file ? cfg.path : path.join(cfg.path, path.relative(file, entry.name))
     if (entry.name !== file && SKIPPED_NAMES.test(entry.name)) continue
-    const chunks = entry.chunks[Symbol.asyncIterator]()
-    let first: IteratorResult<Buffer>
-    try {
-      first = await chunks.next()
-    } catch {
-      stats.files.push({ file: entry.name, kind: 'log', stats: { ...emptyStats(), unparsed: { ...emptyStats().unparsed, unreadable: 1 } } })
-      stats.logs.unparsed.unreadable++
-      continue
+    yield* readLogEntry(entry, { ...cfg, path: name, ...(mtime !== undefined ? { undatedAt: mtime } : {}) }, stats)
+  }
+}
+
+/**
+ * One log's signals from its bytes (a file, an entry of a bundle, an upload): binary content is named
+ * and skipped, a read error counted as unreadable, and what was read reported under `entry.name`.
+ */
+export async function* readLogEntry(entry: InputEntry, cfg: LogSourceConfig, stats: SourceStats): AsyncIterable<Signal[]> {
+  const chunks = entry.chunks[Symbol.asyncIterator]()
+  let first: IteratorResult<Buffer>
+  try {
+    first = await chunks.next()
+  } catch {
+    stats.files.push({ file: entry.name, kind: 'log', stats: { ...emptyStats(), unparsed: { ...emptyStats().unparsed, unreadable: 1 } } })
+    stats.logs.unparsed.unreadable++
+    return
+  }
+  if (!first.done && looksBinary(first.value.subarray(0, 8192))) {
+    stats.skipped.push({ file: entry.name, reason: 'not a log: binary content' })
+    await chunks.return?.()
+    return
+  }
+  const rest = async function* (): AsyncIterable<Buffer> {
+    if (!first.done) yield first.value
+    for (;;) {
+      const r = await chunks.next()
+      if (r.done) return
+      yield r.value
     }
-    if (!first.done && looksBinary(first.value.subarray(0, 8192))) {
-      stats.skipped.push({ file: entry.name, reason: 'not a log: binary content' })
-      await chunks.return?.()
-      continue
-    }
-    const rest = async function* (): AsyncIterable<Buffer> {
-      if (!first.done) yield first.value
-      for (;;) {
-        const r = await chunks.next()
-        if (r.done) return
-        yield r.value
-      }
-    }
-    const reader = readLogStream({ ...cfg, path: name, ...(mtime !== undefined ? { undatedAt: mtime } : {}) }, rest())
-    const report: FileReport = { file: entry.name, kind: 'log', stats: reader.stats }
-    stats.files.push(report)
-    try {
-      for await (const batch of reader.batches) yield batch
-    } finally {
-      report.format = reader.parser.format
-      report.layout = reader.parser.layout
-      addStats(stats.logs, reader.stats)
-      // Detection always guesses something for text; a file no layout reads and nothing matched in is not a log.
-      const unread = reader.parser.format === undefined || (reader.parser.layout === 'none' && reader.stats.signals === 0)
-      if (unread && reader.stats.lines > 0) {
-        stats.skipped.push({ file: entry.name, reason: 'not a log: no line in a Kafka, ZooKeeper, GC or client log layout' })
-      }
+  }
+  const reader = readLogStream(cfg, rest())
+  const report: FileReport = { file: entry.name, kind: 'log', stats: reader.stats }
+  stats.files.push(report)
+  try {
+    for await (const batch of reader.batches) yield batch
+  } finally {
+    report.format = reader.parser.format
+    report.layout = reader.parser.layout
+    addStats(stats.logs, reader.stats)
+    // Detection always guesses something for text; a file no layout reads and nothing matched in is not a log.
+    const unread = reader.parser.format === undefined || (reader.parser.layout === 'none' && reader.stats.signals === 0)
+    if (unread && reader.stats.lines > 0) {
+      stats.skipped.push({ file: entry.name, reason: 'not a log: no line in a Kafka, ZooKeeper, GC or client log layout' })
     }
   }
 }
 
 /** Files inside bundles that are not logs by their name. */
-const SKIPPED_NAMES = /\.(md|ya?ml|json|png|jpe?g|gif|pdf|html?|class|jar)$/i
+export const SKIPPED_NAMES = /\.(md|ya?ml|json|png|jpe?g|gif|pdf|html?|class|jar)$/i

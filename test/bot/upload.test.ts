@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -209,4 +209,23 @@ describe('bot/upload (logs shared in a thread, diagnosed on mention or bare /kaf
     // Unescaped back to the broker's own text before parsing.
     expect(blocks).toContain('Client session timed out, have not heard from server in 7768ms')
   })
+
+  it('an uploaded incident.yaml naming host files (by ../ or absolute path) reads none of them and says nothing of them', async () => {
+    // A broker log with ERROR lines planted on the host, in the temp root the old reader wrote uploads to.
+    const host = await mkdtemp(path.join(tmpdir(), 'upload-host-'))
+    try {
+      await copyFile(path.join(SEED_000, '..', 'lab-direct-memory-oom', 'broker-1', 'server.log'), path.join(host, 'server.log'))
+      const yaml = (file: string) => Buffer.from(`cluster: perf-lab\nsources:\n  - { path: ../${path.basename(host)}/${file}, broker: 1 }\n  - { path: ${path.join(host, file)}, broker: 1 }\n`)
+      const there = await mention(thread([slack.shareFile({ name: 'incident.yaml', bytes: yaml('server.log') })]), '<@UBOT> why 1')
+      const absent = await mention(thread([slack.shareFile({ name: 'incident.yaml', bytes: yaml('missing.log') })]), '<@UBOT> why 1')
+      const shown = JSON.stringify(there)
+      expect(shown).not.toContain('Processor got uncaught exception')
+      expect(shown).not.toMatch(/\d+ lines? from/)
+      expect(there.text).toMatch(/not a file of this upload/)
+      // Whether the host file exists or not, the same answer.
+      expect(there.text.replaceAll('server.log', 'X')).toBe(absent.text.replaceAll('missing.log', 'X'))
+    } finally {
+      await rm(host, { recursive: true, force: true })
+    }
+  }, 30_000)
 })
