@@ -18,6 +18,7 @@ import { alertFields } from '../../logging/alert-fields.js'
 import { childLog, createLogger } from '../../logging/logger.js'
 import { redactingLog, redactText, redactUrl, type Log } from '../../secrets/redact.js'
 import type { LiveConfig } from './live-config.js'
+import { LOG_CHECKS_BEFORE_REPORT, logFileProblem } from './log-file-check.js'
 
 /**
  * `kafka-why serve` as a value: the configured adapters feeding one store, the alert loop over it,
@@ -35,7 +36,12 @@ export type LiveServiceOptions = {
   log?: Log
   /** Start the Slack bot when the config and env allow it. Default true. */
   bot?: boolean
+  /** How often configured log paths are checked for existence and read permission (default LOG_CHECK_MS). */
+  logCheckMs?: number
 }
+
+/** How often serve checks that its configured log files exist and are readable. */
+export const LOG_CHECK_MS = 5_000
 
 /** A running service. */
 export type LiveService = {
@@ -55,7 +61,8 @@ export type Health = {
   store: { ok: boolean; lastError?: string; buffered?: number }
   scrape: SourceHealth[]
   admin: SourceHealth[]
-  logs: { cluster: string; broker?: string; file: string; lines: number; signals: number; unparsed: number }[]
+  /** `readable` is false while the configured path is missing or unreadable; `problem` says why. */
+  logs: { cluster: string; broker?: string; file: string; lines: number; signals: number; unparsed: number; readable: boolean; problem?: string }[]
   /** The signals topic consumer, when configured, with the partitions it was given at its last group join. */
   topic?: SourceHealth & { partitions: number[] }
   engine: { enabled: boolean; rules: number; ruleErrors: number; lastTickAt?: number; lastTickMs?: number; lastError?: string }
@@ -106,6 +113,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   const alertsFired = metrics.counter('kafka_why_alerts_total', 'Alert notifications from the engine, by type (firing, updated, resolved).')
   const engineErrors = metrics.counter('kafka_why_engine_errors_total', 'Alert ticks that failed.')
   const logLines = metrics.gauge('kafka_why_log_lines', 'Lines read from a followed log file since start.')
+  const logReadable = metrics.gauge('kafka_why_log_file_readable', '1 when a configured log file exists and is readable, 0 when it is missing or unreadable.')
 
   const health: Health = {
     status: 'ok',
@@ -236,7 +244,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   }
 
   // Followed log files.
-  const tails: { tail: Tail; cluster: string; broker?: string; file: string }[] = []
+  const tails: { tail: Tail; cluster: string; broker?: string; file: string; problem?: string; misses: number }[] = []
   for (const c of config.clusters) {
     for (const l of c.logs) {
       const tail = tailLogFile({ path: l.path, cluster: c.name, broker: l.broker }, l.path, {
@@ -244,8 +252,41 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
         offsetFile: l.offsetFile,
         fromEnd: l.fromEnd,
       })
-      tails.push({ tail, cluster: c.name, broker: l.broker, file: l.path })
+      tails.push({ tail, cluster: c.name, broker: l.broker, file: l.path, misses: 0 })
     }
+  }
+  // Each configured path is checked at start and every LOG_CHECK_MS: a missing or unreadable file
+  // makes serve degraded and is logged once when it is found, once more when it is readable again.
+  const checkLogFiles = async (first: boolean): Promise<void> => {
+    await Promise.all(
+      tails.map(async (t) => {
+        const problem = await logFileProblem(t.file)
+        if (problem === undefined) {
+          if (t.problem !== undefined) log.info({ cluster: t.cluster, broker: t.broker, file: t.file }, `log file ${t.file} is readable again`)
+          t.problem = undefined
+          t.misses = 0
+          return
+        }
+        t.misses++
+        if (t.problem !== undefined || (!first && t.misses < LOG_CHECKS_BEFORE_REPORT)) return
+        t.problem = problem
+        log.error({ cluster: t.cluster, broker: t.broker, file: t.file }, `log file ${t.file} (cluster ${t.cluster}${t.broker ? `, broker ${t.broker}` : ''}): ${problem}; nothing is read from it until it is there`)
+      }),
+    )
+  }
+  if (tails.length) {
+    await checkLogFiles(true)
+    const every = () => {
+      const t = setTimeout(() => {
+        timers.delete(t)
+        if (stopping) return
+        void checkLogFiles(false).finally(() => {
+          if (!stopping) every()
+        })
+      }, opts.logCheckMs ?? LOG_CHECK_MS)
+      timers.add(t)
+    }
+    every()
   }
 
   // The signals topic: this process as one engine of a consumer group.
@@ -395,10 +436,11 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     health.logs = tails.map((t) => {
       const s = t.tail.stats()
       const unparsed = Object.values(s.unparsed).reduce((a, b) => a + b, 0)
-      return { cluster: t.cluster, broker: t.broker, file: t.file, lines: s.lines, signals: s.signals, unparsed }
+      return { cluster: t.cluster, broker: t.broker, file: t.file, lines: s.lines, signals: s.signals, unparsed, readable: t.problem === undefined, ...(t.problem ? { problem: t.problem } : {}) }
     })
     const down = [...health.scrape, ...health.admin, ...(health.topic ? [health.topic] : [])].some((h) => !h.up && h.failures > 0)
-    health.status = !health.store.ok ? 'failing' : down || health.engine.lastError || health.bot.slack === 'down' ? 'degraded' : 'ok'
+    const logsMissing = tails.some((t) => t.problem !== undefined)
+    health.status = !health.store.ok ? 'failing' : down || logsMissing || health.engine.lastError || health.bot.slack === 'down' ? 'degraded' : 'ok'
     return structuredClone(health)
   }
 
@@ -407,6 +449,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     for (const t of tails) {
       const s = t.tail.stats()
       logLines({ file: t.file }, s.lines)
+      logReadable({ file: t.file }, t.problem === undefined ? 1 : 0)
     }
     const logFailures = new Map<string, number>()
     for (const t of tails) for (const [reason, n] of Object.entries(t.tail.stats().unparsed)) logFailures.set(reason, (logFailures.get(reason) ?? 0) + n)
