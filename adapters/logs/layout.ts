@@ -1,4 +1,5 @@
 import { dateTimeLength, parseDateTime, parseUptimeMs, type ZoneOffset } from './timestamp.js'
+import { matchLinePrefix, prefixShape, type LinePrefix } from './line-prefix.js'
 import type { LayoutName, LogFormat, WrapperName } from './types.js'
 
 /**
@@ -64,7 +65,6 @@ const APACHE_RE = /^\[([^\]]*)\] (\w+) ?(.*)$/s
 const DATE_FIRST_RE = /^(\S+(?: \d\d:\d\d\S*)?) +(?:\[myid:\d*\] - )?(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*)$/s
 const ZOOKEEPER_SOURCE_RE = /^\[.*:([\w$]+)@\d+\] - /s
 const TRAILING_LOGGER_RE = /\s\(([\w.$-]+)\)$/
-const TRAILING_THREAD_RE = /\s\[[^\]]*\]$/
 const CLOUDERA_LOGGER_RE = /^([\w.$-]+): (.*)$/s
 const LEVELS = new Set(['trace', 'debug', 'info', 'warning', 'error'])
 
@@ -88,7 +88,7 @@ export function readHeader(line: string, layout: LayoutName, zone: ZoneOffset, a
       }
       const z = ZOOKEEPER_SOURCE_RE.exec(m[3].slice(0, 400))
       if (z) return { at, level: m[2], logger: z[1], message: m[3].slice(z[0].length) }
-      return splitLogger(at, m[2], m[3].replace(TRAILING_THREAD_RE, ''))
+      return splitLogger(at, m[2], withoutTrailingThread(m[3]))
     }
     case 'jvm':
       return readJvmHeader(line, zone, anchor)
@@ -98,6 +98,19 @@ export function readHeader(line: string, layout: LayoutName, zone: ZoneOffset, a
       return m ? splitLogger(undefined, m[1], m[2]) : { message: line }
     }
   }
+}
+
+/**
+ * The message without a trailing " [thread]" (Strimzi's `%t`). By hand: the regex `\s\[[^\]]*\]$` tries
+ * every " [" of the line and scans to its end, quadratic on a line of " [" repeated.
+ */
+function withoutTrailingThread(rest: string): string {
+  const n = rest.length
+  if (rest.charCodeAt(n - 1) !== 93) return rest
+  const prevClose = rest.lastIndexOf(']', n - 2)
+  let open = rest.indexOf('[', prevClose + 1)
+  while (open > 0 && open < n - 1 && !/\s/.test(rest[open - 1])) open = rest.indexOf('[', open + 1)
+  return open > 0 && open < n - 1 ? rest.slice(0, open - 1) : rest
 }
 
 const UNDATED_LEVEL_RE = /^(TRACE|DEBUG|INFO|WARN|ERROR|FATAL) (.*)$/s
@@ -176,11 +189,11 @@ const K8S_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?:
  * Removes a container runtime's wrapper from one physical line. Returns `partial: true` for a piece of
  * a longer line (CRI `P` flag, a json-file entry without its newline) so the caller can join pieces.
  */
-export function unwrapLine(line: string, wrapper: WrapperName, linePrefix?: RegExp): { inner: string; partial: boolean } | undefined {
+export function unwrapLine(line: string, wrapper: WrapperName, linePrefix?: LinePrefix): { inner: string; partial: boolean } | undefined {
   switch (wrapper) {
     case 'line-prefix': {
-      const m = linePrefix?.exec(line)
-      return m ? { inner: line.slice(m[0].length), partial: false } : undefined
+      const n = linePrefix ? matchLinePrefix(linePrefix, line) : -1
+      return n >= 0 ? { inner: line.slice(n), partial: false } : undefined
     }
     case 'docker-compose': {
       const m = COMPOSE_RE.exec(line)
@@ -226,28 +239,23 @@ const EMBEDDED_RECORD = /\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?\] (?:TR
  * The prefix's shape comes from the lines where a record starts after it: digits and padding may vary,
  * the rest must repeat; it is accepted when most of the sample's lines carry it.
  */
-export function learnLinePrefix(sample: readonly string[]): RegExp | undefined {
+export function learnLinePrefix(sample: readonly string[]): LinePrefix | undefined {
   const lines = sample.filter((l) => l.trim() !== '')
-  const shapes = new Map<string, number>()
+  const shapes = new Map<string, { prefix: LinePrefix; n: number }>()
   for (const l of lines) {
     const m = EMBEDDED_RECORD.exec(l.slice(0, 400))
     if (!m || m.index === 0) continue
-    const shape = prefixShape(l.slice(0, m.index))
-    shapes.set(shape, (shapes.get(shape) ?? 0) + 1)
+    const prefix = prefixShape(l.slice(0, m.index))
+    const seen = shapes.get(prefix.key)
+    if (seen) seen.n++
+    else shapes.set(prefix.key, { prefix, n: 1 })
   }
-  const best = [...shapes.entries()].sort((a, b) => b[1] - a[1])[0]
+  let best: { prefix: LinePrefix; n: number } | undefined
+  for (const s of shapes.values()) if (!best || s.n > best.n) best = s
   if (!best) return undefined
-  const re = new RegExp(`^${best[0]}`)
-  const carried = lines.filter((l) => re.test(l)).length
-  return carried >= Math.max(1, lines.length * 0.6) ? re : undefined
-}
-
-/** A prefix as a pattern: literal text, with every run of digits and of spaces free to change length. */
-function prefixShape(prefix: string): string {
-  return prefix
-    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-    .replace(/\d+/g, '\\d+')
-    .replace(/ +/g, ' *')
+  const prefix = best.prefix
+  const carried = lines.filter((l) => matchLinePrefix(prefix, l) >= 0).length
+  return carried >= Math.max(1, lines.length * 0.6) ? prefix : undefined
 }
 
 /** Picks the layout under which most of a file's first lines open a record with a timestamp. */
@@ -280,7 +288,8 @@ export function detectLayout(sample: readonly string[]): LayoutName {
 
 const GC_HINT = /Total time for which application threads were stopped|\[GC|\[Full GC|GC\(\d+\) Pause|Safepoint "|\bvmop\b|\[gc\b|\[safepoint/
 const CLIENT_HINT = /records sent, |\[(?:Producer|Consumer) clientId=|org\.apache\.kafka\.clients\.|Exception: This server is not the leader/
-const JAVA_TEXT_HINT = /^\s+at [\w$.\/]+[.<][\w$<>]*\(|^Caused by: |^Exception in thread "|[\w$]+(?:Exception|Error)(?::|$)|A fatal error has been detected by the Java Runtime Environment|insufficient memory for the Java Runtime Environment/m
+// Linear: a class name is tried only where a word starts, and only blanks may come before a frame's "at".
+const JAVA_TEXT_HINT = /^[ \t]+at [\w$.\/]+[.<][\w$<>]*\(|^Caused by: |^Exception in thread "|(?<![\w$])[\w$]+(?:Exception|Error)(?::|$)|A fatal error has been detected by the Java Runtime Environment|insufficient memory for the Java Runtime Environment/m
 /** An undated Kafka record: a level, then a component's log ident ("INFO [ControllerServer id=9990] …"). */
 const UNDATED_KAFKA_HINT = /^(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL) \[[A-Z][\w-]*(?: (?:id|broker|node)=\d+| \d+)[\] ]/m
 const BROKER_HINT = /\((?:kafka\.(?:server|cluster|log|controller|coordinator|network|zk|zookeeper)\.|state\.change\.logger|org\.apache\.zookeeper\.|org\.apache\.kafka\.(?:storage|controller|metadata|raft|server)\.)/

@@ -3,6 +3,7 @@ import { componentDraft } from './component-matchers.js'
 import { GENERIC_SIGNALS, GENERIC_TEXT_MAX, genericDraft, genericPrefilter, type GenericPrefilter } from './generic.js'
 import { detectFormat, detectLayout, detectWrapper, isHeaderAt, learnLinePrefix, readHeader, readJvmHeader, unwrapLine } from './layout.js'
 import { brokerNamedIn, matchersFor, mayMatch, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
+import type { LinePrefix } from './line-prefix.js'
 import { resolveZone, type ZoneOffset } from './timestamp.js'
 import { emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type ParseStats, type WrapperName } from './types.js'
 
@@ -59,7 +60,7 @@ type Pending = { drafts: Signal[] }
  * The wrapper most of a sample's lines carry (a container runtime's, else a learned per-line prefix) and
  * the lines without it: what early and full detection both read the layout from.
  */
-function unwrapSample(sample: readonly string[]): { wrapper?: WrapperName; linePrefix?: RegExp; lines: readonly string[] } {
+function unwrapSample(sample: readonly string[]): { wrapper?: WrapperName; linePrefix?: LinePrefix; lines: readonly string[] } {
   const runtime = detectWrapper(sample)
   const linePrefix = runtime ? undefined : learnLinePrefix(sample)
   const wrapper = runtime ?? (linePrefix ? 'line-prefix' : undefined)
@@ -74,7 +75,7 @@ export class LogParser {
   layout: LayoutName | undefined
   wrapper: WrapperName | undefined
   /** The learned per-line prefix, when `wrapper` is 'line-prefix'. */
-  private linePrefix: RegExp | undefined
+  private linePrefix: LinePrefix | undefined
   private readonly cfg: LogSourceConfig
   private readonly limits: ParserLimits
   private readonly zone: ZoneOffset
