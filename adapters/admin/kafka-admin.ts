@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls'
 import kafkajs, { type Admin, type Kafka as KafkaClient, type SASLOptions } from 'kafkajs'
 import type { BrokerDescription, GroupDescription, KafkaAdminOps, TopicDescription } from './ops.js'
+import { unreachableError } from './unreachable.js'
 
 const { Kafka, ConfigResourceTypes, ConfigSource, logLevel } = kafkajs
 
@@ -111,7 +112,7 @@ export class KafkaAdmin implements KafkaAdminOps {
         },
         (err: unknown) => {
           this.connecting = undefined
-          throw err
+          throw unreachableError(err, this.options.brokers) ?? err
         },
       )
     }

@@ -4,6 +4,7 @@ import type { BotContext } from '../context.js'
 import { UserError } from '../errors.js'
 import { closest } from '../parse-command.js'
 import type { Rule } from '../../dsl/ast.js'
+import { unreachableError } from '../../adapters/admin/unreachable.js'
 
 /**
  * Lookups every handler needs, each failing with a UserError that tells the asker what exists.
@@ -38,14 +39,17 @@ export function isAllowed(ctx: BotContext, user: string, channel: string): boole
 }
 
 /**
- * Runs an admin call, turning Kafka's "does not exist" answers into a UserError; every other
- * failure stays internal (logged with an id).
+ * Runs an admin call, turning Kafka's "does not exist" answers and an unreachable cluster (named by
+ * endpoint and cause: a wrong address or a firewall is the operator's to fix) into a UserError; every
+ * other failure stays internal (logged with an id).
  */
 export async function adminCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn()
   } catch (err) {
     if (err instanceof UserError) throw err
+    const unreachable = unreachableError(err, ['the configured brokers'])
+    if (unreachable) throw new UserError(`Cannot reach Kafka at ${unreachable.endpoint}: ${unreachable.reason}. Check the cluster's brokers in kafka-why.yaml and that this host can connect to them.`)
     const e = err as { name?: string; type?: string; message?: string }
     const text = `${e.type ?? ''} ${e.message ?? ''}`
     if (/UNKNOWN_TOPIC_OR_PARTITION|does not host this topic|does not exist|not found|GROUP_ID_NOT_FOUND|unknown (topic|broker|group)/i.test(text)) {
