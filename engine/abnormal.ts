@@ -1,6 +1,6 @@
 import type { Signal } from '../signals/signal.js'
 import { formatValue } from '../signals/units.js'
-import type { Abnormality } from './diagnosis.js'
+import type { Abnormality, Diagnosis } from './diagnosis.js'
 import { timeOfDay } from './evidence.js'
 import type { EvalData, EvalWindow } from './match.js'
 import { signalDimension, signalKind } from './signal-kind.js'
@@ -9,6 +9,23 @@ import { GENERIC_LOG_SIGNALS } from './unexplained.js'
 
 /** Events that are routine on a healthy broker and say nothing on their own. */
 const ROUTINE_EVENTS = new Set(['group.stable', 'isr.expand', 'log.segment_roll'])
+
+/**
+ * Events a healthy JVM writes all the time (a safepoint every second, a young GC every few), which
+ * are abnormal only from this value on: a 90 µs safepoint sync is routine, a 1 s one stops the broker
+ * for longer than most produce timeouts tolerate.
+ */
+const NOTABLE_FROM: Record<string, number> = {
+  'safepoint.sync': 1000,
+  'safepoint.total': 1000,
+  'gc.pause': 1000,
+}
+
+/**
+ * Events routine in small numbers: a deploy rebalances each group a few times; churn (the leak
+ * trigger of seed 003) is tens an hour.
+ */
+const NOTABLE_COUNT: Record<string, number> = { 'group.rebalance': 10 }
 
 /** Generic log errors: the diagnosis lists them by template as unexplained errors instead. */
 const LISTED_ELSEWHERE = new Set<string>(GENERIC_LOG_SIGNALS)
@@ -45,9 +62,10 @@ export function summariseAbnormal(data: EvalData, window: EvalWindow): Abnormali
   for (const name of data.series.keys()) {
     if (LISTED_ELSEWHERE.has(name)) continue
     const kind = signalKind(name)
-    const list = inWindow(name)
+    const from = NOTABLE_FROM[name]
+    const list = from === undefined ? inWindow(name) : inWindow(name).filter((s) => (s.value ?? 0) >= from)
     if (!list.length) continue
-    if (kind === 'event' && (!ROUTINE_EVENTS.has(name) || (name === 'log.segment_roll' && list.length >= ROLL_STORM))) {
+    if (kind === 'event' && list.length >= (NOTABLE_COUNT[name] ?? 1) && (!ROUTINE_EVENTS.has(name) || (name === 'log.segment_roll' && list.length >= ROLL_STORM))) {
       const worst = extreme(list, 'above')
       const worstText = worst ? `${format(worst)} at ${timeOfDay(worst.at)}` : undefined
       out.push({
@@ -85,6 +103,15 @@ export function summariseAbnormal(data: EvalData, window: EvalWindow): Abnormali
     })
   }
   return out.sort((a, b) => b.count - a.count || a.signal.localeCompare(b.signal)).slice(0, MAX_ABNORMAL)
+}
+
+/**
+ * The one verdict behind "nothing abnormal": no cause above info, no error the rules leave
+ * unexplained, nothing on the abnormal list. Every answer that says the broker looks healthy (the CLI,
+ * an upload in Slack, the digest's status) asks this, so none says so after listing something.
+ */
+export function looksHealthy(d: Pick<Diagnosis, 'causes' | 'abnormal' | 'unexplained'>): boolean {
+  return !d.causes.some((c) => c.severity !== 'info') && !d.unexplained?.length && d.abnormal.length === 0
 }
 
 function extreme(list: readonly Signal[], worse: 'above' | 'below'): Signal | undefined {

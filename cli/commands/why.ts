@@ -1,4 +1,7 @@
+import { looksHealthy } from '../../engine/abnormal.js'
 import { diagnose } from '../../engine/diagnose.js'
+import { describeUnread } from '../../engine/unread-input.js'
+import { unreadInput } from '../../adapters/unread-input.js'
 import type { Store } from '../../engine/store/store.js'
 import { parseAt } from '../../signals/jsonl.js'
 import { isoStamp, renderDiagnosis } from '../render-text.js'
@@ -60,27 +63,37 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
     const now = at ?? window?.to ?? Date.now()
     const from = sinceMs !== undefined ? now - sinceMs : window && at === undefined ? window.from : now - 3_600_000
     const diagnosis = await diagnose(rules, store, { cluster, broker: broker!, from, to: now, now })
+    const unread = ingest && unreadInput(ingest.stats)
+    if (unread) diagnosis.unread = unread
     if (options.json) console.log(JSON.stringify(diagnosis, null, 2))
     else {
       console.log(renderDiagnosis(diagnosis, { verbose: options.verbose, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR }))
-      if (ingest && !diagnosis.causes.some((c) => c.severity !== 'info') && !diagnosis.unexplained?.length) console.log(nothingAbnormal(ingest, window))
+      if (ingest && looksHealthy(diagnosis)) console.log(nothingAbnormal(ingest, window))
     }
     return 0
-  })
+  }, replay.length ? { store: options.store } : undefined)
 }
 
-/** "nothing abnormal in 509 lines from 2 files (span 10:00:00 → 10:42:13)": a healthy answer. */
+/**
+ * "nothing abnormal in 509 lines from 2 files (span 10:00:00 → 10:42:13)": a healthy answer, given only
+ * when every line and file was read; otherwise what went unread comes first and nothing is called healthy.
+ */
 function nothingAbnormal(ingest: IngestResult, window: { from: number; to: number } | undefined): string {
   const files = ingest.stats.files.length
   const span = window ? `span ${isoStamp(window.from)} → ${isoStamp(window.to)}` : 'no timestamps read'
-  return `nothing abnormal in ${ingest.stats.logs.lines} lines from ${files} file${files === 1 ? '' : 's'} (${span})`
+  const read = `${ingest.stats.logs.lines} lines from ${files} file${files === 1 ? '' : 's'} (${span})`
+  const unread = unreadInput(ingest.stats)
+  if (unread) return `${describeUnread(unread)}; no problem found in the ${read} that were read, which says nothing about the rest`
+  return `nothing abnormal in ${read}`
 }
 
 /** Healthy logs are an answer, not an error: exit 0 with what was read. */
 function reportNothingAbnormal(ingest: IngestResult, window: { from: number; to: number } | undefined, json: boolean): number {
   if (ingest.stats.files.length === 0) throw new CommandError(`nothing read: ${ingest.stats.skipped.map((s) => `${s.file} (${s.reason})`).join(', ') || 'no log files in the given paths'}`)
   const text = nothingAbnormal(ingest, window)
-  console.log(json ? JSON.stringify({ healthy: true, summary: text, lines: ingest.stats.logs.lines, files: ingest.stats.files.length, window }) : text)
+  const unread = unreadInput(ingest.stats)
+  const summary = { healthy: unread === undefined, summary: text, lines: ingest.stats.logs.lines, files: ingest.stats.files.length, window, ...(unread ? { unread } : {}) }
+  console.log(json ? JSON.stringify(summary) : text)
   return 0
 }
 
