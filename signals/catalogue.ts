@@ -175,6 +175,7 @@ export const CATALOGUE = {
   'kraft.controller_event_failed': ev('none', ['event', 'exception'], 'a QuorumController event threw ("handleCommit[baseOffset=N]: event failed with CorruptRecordException in N microseconds."); exception = the internal exception\'s class'),
   'zk.server_election_timeout': ev('duration', [], 'a ZooKeeper server\'s leader election round ended without a quorum ("Notification time out: N"); value = the next wait, doubled each round up to 60 s'),
   'log.signature': ev('none', ['id'], 'a line that names one known Kafka bug (ids in adapters/logs/failure-matchers.ts SIGNATURES; rules/known-issues.rules reads them)'),
+  'setup.mistake': ev('none', ['id', 'detail', 'subject'], 'a line that names a well-known setup mistake (ids in adapters/logs/gotcha-matchers.ts GOTCHA_IDS; rules/gotchas.rules reads them): detail is what varies (a size, a mechanism, an error), subject what it concerns (a topic, a limit)'),
   // Broker and topic configuration (admin describeConfigs); dots in Kafka names become underscores
   'config.segment_ms': fact('duration', ['topic'], 'segment.ms / log.roll.ms of a topic or broker'),
   'config.segment_bytes': fact('bytes', ['topic'], 'segment.bytes / log.segment.bytes'),

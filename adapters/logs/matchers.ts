@@ -2,6 +2,7 @@ import { encodeVersion } from '../../signals/units.js'
 import { configFacts } from '../admin/config-facts.js'
 import { errnoLabels, errnoMatcher, JVM_OS_MATCHERS, OOM_RE, oomKind } from './jvm-os-matchers.js'
 import { FAILURE_MATCHERS } from './failure-matchers.js'
+import { GOTCHA_MATCHERS } from './gotcha-matchers.js'
 import { LiteralScanner } from './literal-scanner.js'
 import { SESSION_MATCHERS } from './session-matchers.js'
 import type { Header } from './layout.js'
@@ -605,6 +606,9 @@ export const MATCHERS: readonly Matcher[] = [
   // F1-F21. Dead threads, unclean restarts, follower truncation, cluster-id, listener, TLS/SASL, KRaft
   //     quorum, oversized-batch and known-bug lines (failure-matchers.ts).
   ...FAILURE_MATCHERS,
+  // G1-G19. Well-known setup mistakes: wrong protocol on a listener, bind and id conflicts, unformatted KRaft
+  //     storage, TLS names and trust, size and session limits, ACL denials (gotcha-matchers.ts).
+  ...GOTCHA_MATCHERS,
   // S1-S4. Session timeouts: ZooKeeper client connect and grant lines, the KafkaConfig dump (session-matchers.ts).
   ...SESSION_MATCHERS,
 ]

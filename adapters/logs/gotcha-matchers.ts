@@ -1,0 +1,280 @@
+import type { Draft, Matcher } from './matchers.js'
+import type { LogFormat } from './types.js'
+
+/**
+ * The lines of well-known setup mistakes: a client speaking the wrong protocol to a listener, a broker
+ * that cannot bind or finds another broker's data, unformatted KRaft storage, TLS host-name and trust
+ * failures, limits a producer or consumer was not configured for, ACL denials. Each becomes
+ * `setup.mistake{id}` (ids in GOTCHA_IDS) with the part of the line that varies in `detail` and what it
+ * concerns in `subject`, so rules/gotchas.rules keys on the mechanism, not on one report's values.
+ * Every row names the Kafka / JDK source of its wording; rows are spliced into MATCHERS after the
+ * failure rows.
+ */
+
+const KAFKA_CLIENT: readonly LogFormat[] = ['kafka', 'client']
+
+/** The ids rules may filter on, one per mechanism; a test checks every row yields only these. */
+export const GOTCHA_IDS = [
+  'tls-client-on-plaintext-listener',
+  'http-client-on-kafka-listener',
+  'request-larger-than-socket-limit',
+  'plaintext-client-on-sasl-listener',
+  'sasl-mechanism-not-enabled',
+  'kraft-storage-not-formatted',
+  'stored-node-id-mismatch',
+  'listener-port-in-use',
+  'listener-address-not-local',
+  'advertised-meta-address',
+  'message-format-above-protocol',
+  'tls-hostname-mismatch',
+  'tls-untrusted-certificate',
+  'producer-record-over-max-request-size',
+  'broker-rejects-oversized-message',
+  'session-timeout-out-of-range',
+  'commit-after-rebalance',
+  'metadata-topic-error',
+  'acl-denied',
+  'log-dir-on-windows',
+  'zk-packet-over-jute-maxbuffer',
+  'zk-four-letter-word-not-allowed',
+] as const
+
+/** One of GOTCHA_IDS. */
+export type GotchaId = (typeof GOTCHA_IDS)[number]
+
+function mistake(id: GotchaId, detail?: string, subject?: string): Draft {
+  const labels: Record<string, string> = { id }
+  if (detail !== undefined) labels.detail = detail
+  if (subject !== undefined) labels.subject = subject
+  return { name: 'setup.mistake', labels }
+}
+
+/**
+ * What the first four bytes of a Kafka frame say when they were not a Kafka size: a TLS record header
+ * (0x16 handshake / 0x15 alert, version 0x03xx) or the start of an HTTP request or response ("GET ",
+ * "POST", "HTTP"). A broker or client reads those bytes as a request size, hence the huge sizes.
+ */
+export function foreignProtocol(size: number): 'tls' | 'http' | undefined {
+  if (!Number.isInteger(size) || size < 0 || size > 0xffffffff) return undefined
+  const b0 = Math.floor(size / 0x1000000)
+  const b1 = Math.floor(size / 0x10000) % 0x100
+  if ((b0 === 0x16 || b0 === 0x15) && b1 === 0x03) return 'tls'
+  const text = String.fromCharCode(b0, b1, Math.floor(size / 0x100) % 0x100, size % 0x100)
+  return /^(?:GET |POST|PUT |HEAD|DELE|OPTI|PATC|HTTP|CONN|PRI )$/.test(text) ? 'http' : undefined
+}
+
+/** The Java release a class-file major version needs (52 → 8, 55 → 11, 61 → 17). */
+export function javaOfClassVersion(major: number): number {
+  return major - 44
+}
+
+/** The rows; numbered G1… so comments and tests can name them. */
+export const GOTCHA_MATCHERS: readonly Matcher[] = [
+  // G1. clients 0.10-4.x NetworkReceive "Invalid receive (size = N larger than M)" (and "(size = N)" for a
+  //     negative size), thrown on the broker's Selector for the connection ("Unexpected error from /ip;
+  //     closing connection"): the first four bytes were no Kafka size. 0x1603xxxx is a TLS ClientHello (a
+  //     TLS client on a PLAINTEXT listener), "GET " = 1195725856 an HTTP client (a browser, a health
+  //     check); any other size a request larger than socket.request.max.bytes.
+  {
+    literals: ['Invalid receive (size = '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Invalid receive \(size = (-?\d+)(?: larger than (\d+))?/,
+    build: (m) => {
+      const size = Number(m[1])
+      const kind = foreignProtocol(size)
+      if (kind === 'tls') return mistake('tls-client-on-plaintext-listener', m[1])
+      if (kind === 'http') return mistake('http-client-on-kafka-listener', m[1])
+      return mistake('request-larger-than-socket-limit', m[1], m[2])
+    },
+  },
+  // G2. clients 0.10-4.x SaslServerAuthenticator "Unexpected Kafka request of type METADATA during SASL
+  //     handshake." (IllegalSaslStateException, in the broker's "Failed authentication with /ip (…)"): the
+  //     client sent Kafka requests to a SASL listener without authenticating (security.protocol PLAINTEXT).
+  {
+    literals: ['during SASL handshake'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Unexpected Kafka request of type (\w+) during SASL handshake/,
+    build: (m) => mistake('plaintext-client-on-sasl-listener', m[1]),
+  },
+  // G3. clients 1.0-4.x SaslClientAuthenticator "Client SASL mechanism 'PLAIN' not enabled in the server,
+  //     enabled mechanisms are [SCRAM-SHA-512]" and the broker's SaslServerAuthenticator "Unsupported SASL
+  //     mechanism PLAIN" (UnsupportedSaslMechanismException).
+  {
+    literals: ['not enabled in the server, enabled mechanisms are', 'Unsupported SASL mechanism '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Client SASL mechanism '([^']+)' not enabled in the server, enabled mechanisms are (\[[^\]]*\])|UnsupportedSaslMechanismException: Unsupported SASL mechanism (\S+)|\(Unsupported SASL mechanism ([^)\s]+)\)/,
+    build: (m) => mistake('sasl-mechanism-not-enabled', m[1] ?? m[3] ?? m[4], m[2]),
+  },
+  // G4. Kafka 2.8-3.6 KafkaRaftServer "No `meta.properties` found in /d (have you run `kafka-storage.sh` to
+  //     format the directory?)"; 3.7-4.x MetaPropertiesEnsemble.verify "No readable meta.properties files
+  //     found.": a KRaft node whose log dirs were never formatted (or were emptied, a fresh volume).
+  {
+    literals: ['have you run `kafka-storage.sh`', 'No readable meta.properties files found'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /No `meta\.properties` found in (\S+) \(have you run `kafka-storage\.sh`|No readable meta\.properties files found/,
+    build: (m) => mistake('kraft-storage-not-formatted', m[1]),
+  },
+  // G5. Kafka 0.9-3.x KafkaServer InconsistentBrokerIdException "Configured broker.id 3 doesn't match stored
+  //     broker.id 1 in meta.properties." (2.x "stored broker.id Some(1)"); 3.x KafkaRaftServer
+  //     InconsistentNodeIdException "Configured node.id `1001` doesn't match stored node.id `1389' in
+  //     meta.properties.": the data dir belongs to another broker.
+  {
+    literals: ["doesn't match stored broker.id", "doesn't match stored node.id"],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Configured (?:broker|node)\.id `?(-?\d+)`? doesn't match stored (?:broker|node)\.id [`']?(?:Some\()?(-?\d+)/,
+    build: (m) => mistake('stored-node-id-mismatch', `configured ${m[1]}, stored ${m[2]}`),
+  },
+  // G6. Kafka 0.9-4.x SocketServer/Acceptor KafkaException "Socket server failed to bind to 0.0.0.0:9092:
+  //     Address already in use." (or the OS's other reason, "Cannot assign requested address." when the
+  //     listener names an address this host does not have).
+  {
+    literals: ['Socket server failed to bind to '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Socket server failed to bind to (\S+): (Address already in use|Cannot assign requested address)/,
+    build: (m) => mistake(m[2] === 'Address already in use' ? 'listener-port-in-use' : 'listener-address-not-local', m[1]),
+  },
+  // G7. Kafka 1.1-4.x KafkaConfig "requirement failed: advertised.listeners cannot use the nonroutable
+  //     meta-address 0.0.0.0. Use a routable IP address." (KAFKA-4260; 3.x "advertised.listeners listener
+  //     names must …" aside).
+  {
+    literals: ['cannot use the nonroutable meta-address'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /advertised\.listeners cannot use the nonroutable meta-address (\S+?)\./,
+    build: (m) => mistake('advertised-meta-address', m[1]),
+  },
+  // G8. Kafka 1.1-3.x KafkaConfig "requirement failed: log.message.format.version 2.1-IV2 can only be used when
+  //     inter.broker.protocol.version is set to version 2.1-IV2 or higher"; 0.10-1.0 "message.format.version X
+  //     cannot be used when inter.broker.protocol.version is set to Y": the upgrade steps were taken out of order.
+  {
+    literals: ['can only be used when inter.broker.protocol.version', 'cannot be used when inter.broker.protocol.version'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /(?:log\.)?message\.format\.version (\S+) (?:can only be used when inter\.broker\.protocol\.version is set to version (\S+) or higher|cannot be used when inter\.broker\.protocol\.version is set to (\S+))/,
+    build: (m) => mistake('message-format-above-protocol', m[1], m[2] ?? m[3]),
+  },
+  // G9. JDK 8-21 sun.security.util.HostnameChecker CertificateException "No subject alternative DNS name
+  //     matching kafka-0 found.", "No subject alternative names matching IP address 10.0.0.5 found", "No
+  //     subject alternative names present", "No name matching host found": the certificate does not name the
+  //     address the client dialled (clients check it since 2.0, ssl.endpoint.identification.algorithm=https).
+  {
+    literals: ['No subject alternative', 'No name matching '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /No subject alternative (?:DNS name matching (\S+) found|names matching IP address (\S+) found|names present)|CertificateException: No name matching (\S+) found/,
+    build: (m) => mistake('tls-hostname-mismatch', m[1] ?? m[2] ?? m[3]),
+  },
+  // G10. JDK 8-21 PKIX "PKIX path building failed: sun.security.provider.certpath.SunCertPathBuilderException:
+  //      unable to find valid certification path to requested target": the truststore lacks the CA.
+  {
+    literals: ['unable to find valid certification path to requested target'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /unable to find valid certification path to requested target/,
+    build: () => mistake('tls-untrusted-certificate'),
+  },
+  // G11. clients 0.9-2.x KafkaProducer RecordTooLargeException "The message is N bytes when serialized which is
+  //      larger than the maximum request size you have configured with the max.request.size configuration.";
+  //      3.x-4.x "… which is larger than 1048576, which is the value of the max.request.size configuration.".
+  {
+    literals: ['bytes when serialized which is larger than'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /The message is (\d+) bytes when serialized which is larger than (?:the maximum request size you have configured with the max\.request\.size configuration|(\d+), which is the value of the max\.request\.size configuration)/,
+    build: (m) => mistake('producer-record-over-max-request-size', m[1], m[2]),
+  },
+  // G12. clients 0.9-4.x Errors.MESSAGE_TOO_LARGE "The request included a message larger than the max message
+  //      size the server will accept." (RecordTooLargeException from a produce response): the broker's
+  //      message.max.bytes / the topic's max.message.bytes is below the batch the producer sent.
+  {
+    literals: ['larger than the max message size the server will accept'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /The request included a message larger than the max message size the server will accept/,
+    build: () => mistake('broker-rejects-oversized-message'),
+  },
+  // G13. clients 0.9-4.x Errors.INVALID_SESSION_TIMEOUT "The session timeout is not within the range allowed
+  //      by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).".
+  {
+    literals: ['The session timeout is not within the range allowed by the broker'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /The session timeout is not within the range allowed by the broker/,
+    build: () => mistake('session-timeout-out-of-range'),
+  },
+  // G14. clients 0.10-4.x CommitFailedException "Commit cannot be completed since the group has already
+  //      rebalanced and assigned the partitions to another member. This means that the time between subsequent
+  //      calls to poll() was longer than the configured max.poll.interval.ms, …".
+  {
+    literals: ['Commit cannot be completed since the group has already rebalanced'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Commit cannot be completed since the group has already rebalanced/,
+    build: (_m, r) => mistake('commit-after-rebalance', undefined, /groupId=([^\]\s,]+)/.exec(r.header.message)?.[1]),
+  },
+  // G15. clients 0.9-3.x NetworkClient "Error while fetching metadata with correlation id 5 :
+  //      {orders=UNKNOWN_TOPIC_OR_PARTITION}"; 3.7-4.x "The metadata response from the cluster reported a
+  //      recoverable issue with correlation id 9 : {orders=UNKNOWN_TOPIC_OR_PARTITION}": one signal per
+  //      topic and error (LEADER_NOT_AVAILABLE while a topic is auto-created is routine; rules tell them apart).
+  {
+    literals: ['Error while fetching metadata with correlation id', 'reported a recoverable issue with correlation id'],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /(?:Error while fetching metadata|The metadata response from the cluster reported a recoverable issue) with correlation id \d+ : \{(.{1,2000}?)\}/,
+    build: (m) => {
+      const out: Draft[] = []
+      for (const pair of m[1].split(', ')) {
+        const at = pair.lastIndexOf('=')
+        if (at > 0) out.push(mistake('metadata-topic-error', pair.slice(at + 1), pair.slice(0, at)))
+      }
+      return out
+    },
+  },
+  // G16. Kafka 1.0-4.x authorizer (SimpleAclAuthorizer, AclAuthorizer, StandardAuthorizer) on the
+  //      kafka.authorizer.logger: "Principal = User:ANONYMOUS is Denied Operation = Describe from host = 10.0.0.5
+  //      on resource = Topic:LITERAL:orders" (0.10-1.x "… on resource = Topic:orders").
+  {
+    literals: [' is Denied Operation = '],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /Principal = (\S+) is Denied Operation = (\w+) from host = (\S+) on resource = (\S+)/,
+    build: (m) => mistake('acl-denied', m[1], `${m[2]} ${m[4]}`),
+  },
+  // G17. JDK 7-21 on Windows: sun.nio.fs.WindowsException frames in a broker's stack ("The process cannot access
+  //      the file because it is being used by another process", AccessDeniedException on a rename): Windows
+  //      cannot rename or delete a file that is still mapped, so segment deletion and topic deletion fail and
+  //      take the log dir offline (KAFKA-1194).
+  {
+    literals: ['sun.nio.fs.WindowsException'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /at (?:java\.base\/)?sun\.nio\.fs\.WindowsException\.\w+/,
+    build: (_m, r) => mistake('log-dir-on-windows', /(?:in (?:log )?dir )([A-Za-z]:\\\S+)/.exec(r.header.message)?.[1]),
+  },
+  // G18. ZooKeeper 3.4-3.9 ClientCnxnSocket "Packet len4194352 is out of range!" (3.4) / "Packet len 4194352 is
+  //      out of range!" (3.5+): a znode or a response (a getChildren over many topics) is larger than
+  //      jute.maxbuffer (4 MB by default), so the ZooKeeper client drops the connection.
+  {
+    literals: ['is out of range!'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Packet len ?(\d+) is out of range!/,
+    build: (m) => mistake('zk-packet-over-jute-maxbuffer', m[1]),
+  },
+  // G19. ZooKeeper 3.5-3.9 server NettyServerCnxn/NIOServerCnxn "The list of known four letter word commands is :
+  //      …" aside, "ruok is not executed because it is not in the whitelist." (3.5.3+ 4lw.commands.whitelist): a
+  //      health check or monitor using a four-letter word the server does not allow.
+  {
+    literals: ['is not executed because it is not in the whitelist'],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /(\w{4}) is not executed because it is not in the whitelist/,
+    build: (m) => mistake('zk-four-letter-word-not-allowed', m[1]),
+  },
+]

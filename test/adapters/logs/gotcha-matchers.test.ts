@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import { foreignProtocol, GOTCHA_IDS, GOTCHA_MATCHERS, javaOfClassVersion } from '../../../adapters/logs/gotcha-matchers.js'
+import { CATALOGUE } from '../../../signals/catalogue.js'
+import { parse } from './helpers.js'
+
+// Each row: a record verbatim from the public report named, and the setup.mistake it must give. The
+// wording of each mechanism is cited per row in adapters/logs/gotcha-matchers.ts.
+
+type Row = [source: string, text: string, labels: Record<string, string>]
+
+const rows: Row[] = [
+  [
+    'quarkusio/quarkus-quickstarts#1088: a browser on the Kafka port, the report wrapping the size',
+    'kafka_1      | [2022-03-21 13:19:45,515] WARN [SocketServer brokerId=0] Unexpected error from /172.21.0.1; closing\n' +
+      'connection (org.apache.kafka.common.network.Selector)\n' +
+      'kafka_1      | org.apache.kafka.common.network.InvalidReceiveException: Invalid receive (size = 1195725856 larger t\n' +
+      'han 104857600)\n' +
+      'kafka_1      |  at org.apache.kafka.common.network.NetworkReceive.readFrom(NetworkReceive.java:105)\n' +
+      'kafka_1      |  at org.apache.kafka.common.network.KafkaChannel.receive(KafkaChannel.java:448)',
+    { id: 'http-client-on-kafka-listener', detail: '1195725856' },
+  ],
+  [
+    'confluentinc/cp-docker-images#869: a TLS ClientHello on a PLAINTEXT listener',
+    '[2020-08-11 01:49:34,315] WARN [SocketServer brokerId=0] Unexpected error from /172.20.0.220; closing connection (org.apache.kafka.common.network.Selector)\n' +
+      'org.apache.kafka.common.network.InvalidReceiveException: Invalid receive (size = 369295616 larger than 104857600)',
+    { id: 'tls-client-on-plaintext-listener', detail: '369295616' },
+  ],
+  [
+    'HomeAdvisor/Kafdrop#61: Kafka 3.2 SaslServerAuthenticator',
+    '[2022-09-25 23:14:12,390] INFO [SocketServer listenerType=ZK_BROKER, nodeId=0] Failed authentication with /127.0.0.1 (channelId=127.0.0.1:9092-127.0.0.1:51704-68) (Unexpected Kafka request of type METADATA during SASL handshake.) (org.apache.kafka.common.network.Selector)',
+    { id: 'plaintext-client-on-sasl-listener', detail: 'METADATA' },
+  ],
+  [
+    'kafka-dev/kafka#107: Kafka 4.0 MetaPropertiesEnsemble',
+    '[2025-07-01 15:23:17,398] ERROR Exiting Kafka due to fatal exception (kafka.Kafka$)\n' + 'java.lang.RuntimeException: No readable meta.properties files found.',
+    { id: 'kraft-storage-not-formatted' },
+  ],
+  [
+    'voxpupuli/puppet-kafka#117: Kafka 0.10 InconsistentBrokerIdException',
+    '[2016-11-18 13:25:28,138] FATAL Fatal error during KafkaServer startup. Prepare to shutdown (kafka.server.KafkaServer)\n' +
+      "kafka.common.InconsistentBrokerIdException: Configured broker.id 3 doesn't match stored broker.id 1 in meta.properties. If you moved your data, make sure your configured broker.id matches. If you intend to create a new broker, you should remove all data in your data directories (log.dirs).",
+    { id: 'stored-node-id-mismatch', detail: 'configured 3, stored 1' },
+  ],
+  [
+    'getsentry/snuba#6562: KRaft InconsistentNodeIdException behind a compose prefix',
+    'kafka-1  | [2024-11-12 17:32:18,344] ERROR Exiting Kafka due to fatal exception (kafka.Kafka$)\n' +
+      "kafka-1  | kafka.common.InconsistentNodeIdException: Configured node.id `1001` doesn't match stored node.id `1389' in meta.properties. If you moved your data, make sure your configured controller.id matches. If you intend to create a new broker, you should remove all data in your data directories (log.dirs).",
+    { id: 'stored-node-id-mismatch', detail: 'configured 1001, stored 1389' },
+  ],
+  [
+    'mesos/kafka#135: Kafka 0.8 Acceptor bind failure',
+    '[2015-10-15 19:57:16,258] FATAL [Kafka Server 1], Fatal error during KafkaServer startup. Prepare to shutdown (kafka.server.KafkaServer)\n' +
+      'kafka.common.KafkaException: Socket server failed to bind to 10.203.53.13:31000: Cannot assign requested address.',
+    { id: 'listener-address-not-local', detail: '10.203.53.13:31000' },
+  ],
+]
+
+describe('gotcha matchers on published lines', () => {
+  it.each(rows)('%s', (_source, text, labels) => {
+    const got = parse(text).signals.filter((s) => s.name === 'setup.mistake')
+    expect(got.map((s) => s.labels)).toEqual([labels])
+  })
+
+  it('reads a frame size as the protocol its bytes spell: TLS records, HTTP verbs, or neither', () => {
+    expect(foreignProtocol(369295616)).toBe('tls')
+    expect(foreignProtocol(369296129)).toBe('tls')
+    expect(foreignProtocol(1195725856)).toBe('http')
+    expect(foreignProtocol(1213486160)).toBe('http')
+    expect(foreignProtocol(104857601)).toBeUndefined()
+    expect(foreignProtocol(-1)).toBeUndefined()
+  })
+
+  it('names the Java release a class-file version needs', () => {
+    expect([52, 55, 61, 65].map(javaOfClassVersion)).toEqual([8, 11, 17, 21])
+  })
+
+  it('emits only catalogued ids, and the signal is in the catalogue with its labels', () => {
+    expect(CATALOGUE['setup.mistake'].labels).toEqual(['id', 'detail', 'subject'])
+    expect(GOTCHA_MATCHERS.length).toBeGreaterThan(0)
+    const ids = new Set<string>(GOTCHA_IDS)
+    for (const [, text] of rows) for (const s of parse(text).signals) if (s.name === 'setup.mistake') expect(ids.has(s.labels?.id ?? '')).toBe(true)
+  })
+})
