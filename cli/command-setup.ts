@@ -1,7 +1,9 @@
 import type { Rule } from '../dsl/ast.js'
 import { renderDiagnostics } from '../dsl/index.js'
 import { readQuantity } from '../dsl/quantity.js'
-import { openStore } from '../engine/store/open-store.js'
+import { MemoryStore } from '../engine/store/memory-store.js'
+import { openStore, sharedStoreSource } from '../engine/store/open-store.js'
+import { RedisStore } from '../engine/store/redis-store.js'
 import { loadRules } from '../rule-files/load-rules.js'
 import type { Store } from '../engine/store/store.js'
 import { checkRulePaths } from './rule-paths.js'
@@ -12,11 +14,44 @@ import { CommandError, UsageError } from './usage-error.js'
  * the store, and how a failure becomes one line and an exit code.
  */
 
-/** Runs a command body with its rules loaded and the store open; broken rule files stop it first, with exit code 1. */
-export async function withRulesAndStore(rulesPath: string, body: (rules: Rule[], store: Store) => Promise<number>): Promise<number> {
+/**
+ * Runs a command body with its rules loaded and the store open; broken rule files stop it first, with
+ * exit code 1. A replay (`replay` given) runs on a store of its own in memory, so a demo incident or
+ * someone else's logs never land in the team's Redis, unless `replay.store` (--store) asks for the
+ * configured one: then every scope the replay created there expires after REPLAY_STORE_TTL_MS.
+ */
+export async function withRulesAndStore(rulesPath: string, body: (rules: Rule[], store: Store) => Promise<number>, replay?: { store: boolean }): Promise<number> {
   const loaded = await loadRuleSet(rulesPath)
   if ('error' in loaded) return reportRuleErrors(loaded.error)
-  return withStore((store) => body(loaded.rules, store))
+  if (!replay) return withStore((store) => body(loaded.rules, store))
+  const shared = sharedStoreSource(process.env)
+  if (!replay.store) {
+    if (shared) console.error(`kafka-why: replaying into memory; ${shared} is not written (--store writes the replay there, kept for ${REPLAY_STORE_TTL_MS / 3_600_000} h)`)
+    return withStore((store) => body(loaded.rules, store), new MemoryStore())
+  }
+  if (!shared) throw new UsageError('--store writes the replay into the configured store: set REDIS_URL or REDIS_CLUSTER_NODES')
+  return withStore(async (store) => {
+    const before = await storedScopes(store)
+    const code = await body(loaded.rules, store)
+    const created = [...(await storedScopes(store))].filter((k) => !before.has(k)).map((k) => JSON.parse(k) as { cluster: string; broker?: string })
+    if (store instanceof RedisStore) await store.expireScopes(created, REPLAY_STORE_TTL_MS)
+    console.error(`kafka-why: the replay is kept in ${shared} for ${REPLAY_STORE_TTL_MS / 3_600_000} h (${created.filter((c) => c.broker !== undefined).length} broker(s) it created there expire then)`)
+    return code
+  })
+}
+
+/** How long what a replay writes into a configured store (--store) stays there. */
+export const REPLAY_STORE_TTL_MS = 24 * 3_600_000
+
+/** Every broker scope and cluster-wide scope with stored signals, as JSON keys. */
+async function storedScopes(store: Store): Promise<Set<string>> {
+  const brokers = await store.brokers()
+  const keys = new Set<string>()
+  for (const b of brokers) {
+    keys.add(JSON.stringify({ cluster: b.cluster, broker: b.broker }))
+    keys.add(JSON.stringify({ cluster: b.cluster }))
+  }
+  return keys
 }
 
 /**
@@ -46,8 +81,7 @@ export function readDuration(text: string, option: string): number {
  * An unreachable Redis or a bad path becomes one clear line and exit code 1, never a stack trace;
  * a UsageError goes on to the command line, which prints it with exit code 2.
  */
-export async function withStore(body: (store: Store) => Promise<number>): Promise<number> {
-  const store = openStore(process.env)
+export async function withStore(body: (store: Store) => Promise<number>, store: Store = openStore(process.env)): Promise<number> {
   try {
     return await body(store)
   } catch (err) {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
+import { MemoryStore } from '../../engine/store/memory-store.js'
 import { openStore } from '../../engine/store/open-store.js'
 import type { Store } from '../../engine/store/store.js'
 import { openAdminConnections } from '../admin-connections.js'
@@ -61,7 +62,8 @@ export type ConsoleSession = { ctx: BotContext; store: Store; loaded?: { accepte
 /** Builds the context; the caller closes it. */
 export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession> {
   const env = opts.env ?? process.env
-  const store = openStore(env)
+  // A replayed incident (the demo by default) lives in memory: it must never land in the team's Redis.
+  const store = opts.replay ? new MemoryStore() : openStore(env)
   const log = opts.log ?? { error: (...a: unknown[]) => console.error(...a), info: () => undefined, warn: (...a: unknown[]) => console.error(...a) }
   let loaded: { accepted: number; rejected: number; lastAt?: number; times: Map<string, number[]> } | undefined
   try {

@@ -9,6 +9,7 @@ import {
   LOG_LEVEL,
   NOW,
   REPLAY_INCIDENT,
+  REPLAY_INTO_STORE,
   REPLAY_PATHS,
   RULES,
   RULES_REPEATED,
@@ -35,6 +36,7 @@ export const WHY_OPTIONS = {
   cluster: { ...CLUSTER, description: "the broker's cluster, when the store knows several" },
   verbose: { ...VERBOSE, description: 'everything: scores, every evidence line and consequence, near-miss evidence' },
   json: { ...JSON_OUTPUT, description: 'the Diagnosis as JSON' },
+  store: REPLAY_INTO_STORE,
 } as const satisfies OptionSpecs
 
 /** `replay`: alerts as they would have fired over a recording. */
@@ -46,6 +48,7 @@ export const REPLAY_OPTIONS = {
   step: { ...STEP, description: 'tick interval while an alert is open', default: '15s' },
   lag: { flags: '--lag <duration>', description: 'evaluation lag behind the newest time, for late data', default: '15s' },
   json: { ...JSON_OUTPUT, description: 'one JSON object per alert event' },
+  store: REPLAY_INTO_STORE,
 } as const satisfies OptionSpecs
 
 /** `lint`: file:line:col diagnostics for rule files. */
@@ -188,6 +191,7 @@ export const BENCHES: Readonly<Record<string, string>> = {
   dsl: 'parse + check a generated 5,000-rule file; ratio to JSON.parse of the same size',
   engine: 'ingest vs redis-benchmark, why p50/p99 vs the raw read, evaluation growth (needs Redis)',
   'store-ingest': 'signals/s into RedisStore vs redis-benchmark -P 64 -t zadd (needs Redis)',
+  'store-hostile': 'longest Redis command (SLOWLOG) under hostile appends (new clusters, brokers, fields at their bounds, 20,000 facts) vs ordinary ones; target under 50 ms (own redis-server)',
   'store-cluster': 'appends and one-broker reads on a Redis Cluster (3 masters, 3 replicas) vs one Redis, both started for the run',
   logs: 'log pipeline lines/s and MB/s vs grep -cE over the same ~1 GB file (--size-mb N)',
   chart: 'digest chart of 3 brokers over 24 h: spec, SVG (vega) and PNG (resvg) vs JSON.stringify of the spec',

@@ -46,6 +46,9 @@ export const TZ = {
 /** The cluster a broker or a log belongs to. */
 export const CLUSTER = { flags: '--cluster <name>', description: 'the cluster, when the store knows several' } as const satisfies OptionSpec
 
+/** `--store`: a replay written into the configured store (REDIS_URL, REDIS_CLUSTER_NODES) instead of memory. */
+export const REPLAY_INTO_STORE = { flags: '--store', description: 'replay into the configured store (REDIS_URL or REDIS_CLUSTER_NODES) instead of memory; what it creates there expires after 24 h' } as const satisfies OptionSpec
+
 /** Machine-readable output instead of text. */
 export const JSON_OUTPUT = { flags: '--json', description: 'print JSON instead of text' } as const satisfies OptionSpec
 

@@ -47,7 +47,7 @@ export async function execute({ args, options }: CommandInput<typeof REPLAY_OPTI
       log(`${open.length} still firing when the data ends (${isoStamp(end)}): ${open.map((e) => `${e.alert.ruleId} ${e.alert.cluster}/${e.alert.broker ?? '-'}`).join(', ')}`)
     }
     return 0
-  })
+  }, { store: options.store })
 }
 
 /** The at-times of what was ingested, per cluster, sorted: replay ticks follow them. */

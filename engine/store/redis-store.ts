@@ -542,6 +542,34 @@ export class RedisStore implements Store {
     })
   }
 
+  /**
+   * Gives every key of the named scopes (each signal's sorted set, the names set, the facts hash) an
+   * expiry of `ttlMs` (and, for a cluster-wide scope, the cluster's broker list): a replay written into a team's store on request (`why --replay --store`) is
+   * gone a day later instead of kept forever. The scopes' entries in brokers() go at the next trim
+   * after that. Returns how many keys were given the expiry.
+   */
+  async expireScopes(scopes: readonly { cluster: string; broker?: string }[], ttlMs: number): Promise<number> {
+    if (scopes.length === 0) return 0
+    return this.run(async () => {
+      const k = this.keys
+      const listing = this.pipeline()
+      for (const s of scopes) listing.smembers(k.names(s.cluster, s.broker))
+      const names = (await this.exec(listing)) as string[][]
+      const pipe = this.pipeline()
+      let calls = 0
+      scopes.forEach((s, i) => {
+        const own = [...names[i].map((n) => k.signal(s.cluster, s.broker, n)), k.names(s.cluster, s.broker), k.facts(s.cluster, s.broker)]
+        // A cluster-wide scope is named only for a cluster the replay created: its broker list goes too.
+        for (const key of s.broker === undefined ? [...own, k.clusterBrokers(s.cluster)] : own) {
+          pipe.pexpire(key, ttlMs)
+          calls++
+        }
+      })
+      const set = (await this.exec(pipe)) as number[]
+      return calls ? set.filter((n) => n === 1).length : 0
+    })
+  }
+
   async trim(before: number, perSignal: Readonly<Record<string, number>> = {}): Promise<number> {
     return this.run(async () => {
       const k = this.keys

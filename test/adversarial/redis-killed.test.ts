@@ -19,7 +19,7 @@ function replay(url: string, onFirstOutput: () => void): Promise<Outcome> {
   const { REDIS_URL: _ignored, ...env } = process.env
   // A 500 ms step makes the alert steps last about 5 s, so every kill below lands inside them (at 5 s
   // they ended within 1.5 s once reads got cheaper, and the last kill found the replay done).
-  const child = spawn('node', ['cli/kafka-why.mjs', 'replay', 'test/incidents/lab-stw', '--step', '500ms'], {
+  const child = spawn('node', ['cli/kafka-why.mjs', 'replay', 'test/incidents/lab-stw', '--step', '500ms', '--store'], {
     env: { ...env, REDIS_URL: url, KAFKA_WHY_REDIS_PREFIX: 'replay-killed:' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

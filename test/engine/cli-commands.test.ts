@@ -17,11 +17,11 @@ describe('cli/commands/why', () => {
     expect(d.causes[0].evidence.filter((e: { consequence?: boolean }) => !e.consequence).map((e: { signal: string }) => e.signal)).toContain('zk.session_timeout')
   })
 
-  it('reads and writes Redis when REDIS_URL is set', async () => {
+  it('reads and writes Redis when REDIS_URL is set and the replay asks for it with --store', async () => {
     const prefix = `test-why-${randomUUID()}:`
     const url = 'redis://127.0.0.1:6379'
     try {
-      const r = await kafkaWhy(['why', '1', '--replay', SEED_000, '--json'], { REDIS_URL: url, KAFKA_WHY_REDIS_PREFIX: prefix })
+      const r = await kafkaWhy(['why', '1', '--replay', SEED_000, '--json', '--store'], { REDIS_URL: url, KAFKA_WHY_REDIS_PREFIX: prefix })
       expect(r.code).toBe(0)
       expect(JSON.parse(r.stdout).causes[0].ruleId).toBe('stw_pause_session_expiry')
       const again = await kafkaWhy(['why', '1', '--at', '2018-08-14T02:17:00Z', '--since', '10m', '--json'], { REDIS_URL: url, KAFKA_WHY_REDIS_PREFIX: prefix })
