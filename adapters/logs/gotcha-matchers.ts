@@ -19,6 +19,7 @@ export const GOTCHA_IDS = [
   'http-client-on-kafka-listener',
   'request-larger-than-socket-limit',
   'plaintext-client-on-sasl-listener',
+  'sasl-client-on-plaintext-listener',
   'sasl-mechanism-not-enabled',
   'kraft-storage-not-formatted',
   'stored-node-id-mismatch',
@@ -26,6 +27,9 @@ export const GOTCHA_IDS = [
   'listener-address-not-local',
   'advertised-meta-address',
   'message-format-above-protocol',
+  'broker-host-unresolvable',
+  'quorum-voter-host-unresolvable',
+  'bootstrap-host-unresolvable',
   'tls-hostname-mismatch',
   'tls-untrusted-certificate',
   'producer-record-over-max-request-size',
@@ -250,12 +254,14 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
   //      the file because it is being used by another process", AccessDeniedException on a rename): Windows
   //      cannot rename or delete a file that is still mapped, so segment deletion and topic deletion fail and
   //      take the log dir offline (KAFKA-1194).
+  //      Kafka 1.1-4.x LogDirFailureChannel "Error while renaming dir for t-p in log dir C:\tmp\kafka-logs" (and "Error
+  //      while deleting segments for t-p in dir …") names the Windows log dir itself when the report cuts the stack.
   {
-    literals: ['sun.nio.fs.WindowsException'],
+    literals: ['sun.nio.fs.WindowsException', 'Error while renaming dir for', 'Error while deleting segments for'],
     scope: 'record',
     formats: KAFKA_CLIENT,
-    re: /at (?:java\.base\/)?sun\.nio\.fs\.WindowsException\.\w+/,
-    build: (_m, r) => mistake('log-dir-on-windows', /(?:in (?:log )?dir )([A-Za-z]:\\\S+)/.exec(r.header.message)?.[1]),
+    re: /at (?:java\.base\/)?sun\.nio\.fs\.WindowsException\.\w+|Error while (?:renaming dir|deleting segments) for \S+ in (?:log )?dir [A-Za-z]:\\/,
+    build: (_m, r) => mistake('log-dir-on-windows', /in (?:log )?dir ([A-Za-z]:\\[^\s(]*)/.exec(r.header.message)?.[1]),
   },
   // G18. ZooKeeper 3.4-3.9 ClientCnxnSocket "Packet len4194352 is out of range!" (3.4) / "Packet len 4194352 is
   //      out of range!" (3.5+): a znode or a response (a getChildren over many topics) is larger than
@@ -265,7 +271,9 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     scope: 'record',
     formats: KAFKA_CLIENT,
     re: /Packet len ?(\d+) is out of range!/,
-    build: (m) => mistake('zk-packet-over-jute-maxbuffer', m[1]),
+    // A length that spells "HTTP" or a TLS header is a ZooKeeper client dialling another service's port
+    // (yahoo/CMAK#885: 1213486160 from an HTTP server on 8081), not an oversized packet.
+    build: (m) => (foreignProtocol(Number(m[1])) ? undefined : mistake('zk-packet-over-jute-maxbuffer', m[1])),
   },
   // G19. ZooKeeper 3.5-3.9 server NettyServerCnxn/NIOServerCnxn "The list of known four letter word commands is :
   //      …" aside, "ruok is not executed because it is not in the whitelist." (3.5.3+ 4lw.commands.whitelist): a
@@ -276,5 +284,42 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     formats: KAFKA_CLIENT,
     re: /(\w{4}) is not executed because it is not in the whitelist/,
     build: (m) => mistake('zk-four-letter-word-not-allowed', m[1]),
+  },
+  // G20. clients 1.0-4.x SaslClientAuthenticator IllegalSaslStateException "Unexpected handshake request with client
+  //      mechanism PLAIN, enabled mechanisms are []" (the broker answered ILLEGAL_SASL_STATE: the listener does
+  //      no SASL), in "Connection to node -1 (…) failed authentication due to: …": a SASL client on a
+  //      PLAINTEXT or SSL listener.
+  {
+    literals: ['Unexpected handshake request with client mechanism'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Unexpected handshake request with client mechanism ([^\s,]+)(?:, enabled mechanisms are (\[[^\]]*\]))?/,
+    build: (m) => mistake('sasl-client-on-plaintext-listener', m[1], m[2]),
+  },
+  // G21. clients 2.0-4.x NetworkClient WARN "Error connecting to node kafka-1:9092 (id: 1 rack: null)" with
+  //      "java.net.UnknownHostException: kafka-1" under it: the host a broker advertises (or, from the KRaft
+  //      RaftManager, a controller.quorum.voters host) does not resolve where this client runs.
+  {
+    literals: ['Error connecting to node '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Error connecting to node (\S+?):(\d+) \(id: (-?\d+) rack: [^)]*\)/,
+    build: (m, r) => {
+      const unknown = r.lines.slice(1, 4).some((l) => l.includes('java.net.UnknownHostException'))
+      if (!unknown) return undefined
+      const voter = /\[RaftManager /.test(r.header.message)
+      return mistake(voter ? 'quorum-voter-host-unresolvable' : 'broker-host-unresolvable', `${m[1]}:${m[2]}`, m[3])
+    },
+  },
+  // G22. clients 2.1-4.x ClientUtils WARN "Couldn't resolve server kafka:9092 from bootstrap.servers as DNS
+  //      resolution failed for kafka" (2.6+ also "… DNS resolution of the canonical hostname H failed for kafka"):
+  //      a bootstrap address that does not resolve (a typo, a container name outside its network, a headless
+  //      service without ready pods).
+  {
+    literals: ["Couldn't resolve server "],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /Couldn't resolve server (\S+) from bootstrap\.servers as DNS resolution (?:of the canonical hostname \S+ )?failed for (\S+)/,
+    build: (m) => mistake('bootstrap-host-unresolvable', m[1], m[2]),
   },
 ]

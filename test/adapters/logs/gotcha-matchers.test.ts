@@ -53,6 +53,46 @@ const rows: Row[] = [
       'kafka.common.KafkaException: Socket server failed to bind to 10.203.53.13:31000: Cannot assign requested address.',
     { id: 'listener-address-not-local', detail: '10.203.53.13:31000' },
   ],
+  [
+    'streamnative/kop#1569: clients SaslClientAuthenticator on a listener without SASL',
+    '[2022-11-16 04:24:49,490] ERROR [Producer clientId=console-producer] Connection to node -1 failed authentication due to: Unexpected handshake request with client mechanism PLAIN, enabled mechanisms are [] (org.apache.kafka.clients.NetworkClient)',
+    { id: 'sasl-client-on-plaintext-listener', detail: 'PLAIN', subject: '[]' },
+  ],
+  [
+    'ramhiser/kafka-kubernetes#5: an advertised host that does not resolve',
+    '[2021-03-30 08:46:32,929] WARN [Controller id=1001, targetBrokerId=1001] Error connecting to node kubernetes-master:9092 (id: 1001 rack: null) (org.apache.kafka.clients.NetworkClient)\n' +
+      'java.net.UnknownHostException: kubernetes-master\n' +
+      '        at java.net.InetAddress.getAllByName0(InetAddress.java:1281)',
+    { id: 'broker-host-unresolvable', detail: 'kubernetes-master:9092', subject: '1001' },
+  ],
+  [
+    'bitnami/containers#67247: a KRaft voter host that does not resolve',
+    '[2024-05-25 15:54:03,255] WARN [RaftManager id=0] Error connecting to node kafka-1:9093 (id: 1 rack: null) (org.apache.kafka.clients.NetworkClient)\n' +
+      'java.net.UnknownHostException: kafka-1\n' +
+      '\tat java.base/java.net.InetAddress$CachedAddresses.get(InetAddress.java:801)',
+    { id: 'quorum-voter-host-unresolvable', detail: 'kafka-1:9093', subject: '1' },
+  ],
+  [
+    'banzaicloud/koperator#816: clients 2.x ClientUtils bootstrap DNS failure',
+    "[2022-05-19 15:22:13,767] WARN Couldn't resolve server kafka-myname-headless.mynamespace.svc.cluster.local:29092 from bootstrap.servers as DNS resolution failed for kafka-myname-headless.mynamespace.svc.cluster.local (org.apache.kafka.clients.ClientUtils)",
+    { id: 'bootstrap-host-unresolvable', detail: 'kafka-myname-headless.mynamespace.svc.cluster.local:29092', subject: 'kafka-myname-headless.mynamespace.svc.cluster.local' },
+  ],
+  [
+    'dpkp/kafka-python#2063: the authorizer logger denying a principal',
+    '[2020-06-03 14:25:26,298] INFO Principal = User:skyDriveProducer is Denied Operation = Describe from host = 10.16.19.213 on resource = Topic:LITERAL:test (kafka.authorizer.logger)',
+    { id: 'acl-denied', detail: 'User:skyDriveProducer', subject: 'Describe Topic:LITERAL:test' },
+  ],
+  [
+    'apache/kafka#5933: LogDirFailureChannel on a Windows log dir',
+    '[2018-11-20 09:18:43,525] ERROR Error while renaming dir for test-2 in log dir C:\\tmp\\kafka-logs (kafka.server.LogDirFailureChannel)',
+    { id: 'log-dir-on-windows', detail: 'C:\\tmp\\kafka-logs' },
+  ],
+  [
+    'EthVM/EthVM#546: clients 2.x KafkaProducer RecordTooLargeException in a Connect task',
+    '[2019-06-03 08:29:04,403] ERROR WorkerSourceTask{id=parity-source-0} failed to send record to canonical_traces: {} (org.apache.kafka.connect.runtime.WorkerSourceTask)\n' +
+      'org.apache.kafka.common.errors.RecordTooLargeException: The message is 4794004 bytes when serialized which is larger than the maximum request size you have configured with the max.request.size configuration.',
+    { id: 'producer-record-over-max-request-size', detail: '4794004' },
+  ],
 ]
 
 describe('gotcha matchers on published lines', () => {
@@ -68,6 +108,16 @@ describe('gotcha matchers on published lines', () => {
     expect(foreignProtocol(1213486160)).toBe('http')
     expect(foreignProtocol(104857601)).toBeUndefined()
     expect(foreignProtocol(-1)).toBeUndefined()
+  })
+
+  it('gives no jute.maxbuffer mistake for a ZooKeeper packet length that spells HTTP (yahoo/CMAK#885, verbatim)', () => {
+    const row = GOTCHA_MATCHERS.find((m) => m.literals.includes('is out of range!'))
+    if (!row) throw new Error('no ZooKeeper packet-length row')
+    const line = 'java.io.IOException: Packet len1213486160 is out of range!'
+    const m = row.re.exec(line)
+    expect(m).not.toBeNull()
+    const rec = { header: { message: line }, lines: [line] } as unknown as Parameters<typeof row.build>[1]
+    expect(row.build(m as RegExpExecArray, rec, { isr: new Map(), progressLines: 0 }, undefined)).toBeUndefined()
   })
 
   it('names the Java release a class-file version needs', () => {
