@@ -1,4 +1,5 @@
 import type { Cause, Diagnosis, Evidence, NearMiss, UnexplainedError } from '../engine/diagnosis.js'
+import { describeUnread, hasUnread } from '../engine/unread-input.js'
 
 /**
  * A Diagnosis for a terminal. By default it is what a person reads at 3 a.m.: the causes first, each
@@ -25,6 +26,7 @@ export function renderDiagnosis(d: Diagnosis, opts: TextRenderOptions = {}): str
   const multiDay = isoDate(d.from) !== isoDate(d.to)
   out.push(`broker ${d.broker} of ${d.cluster} · ${isoStamp(d.from)} → ${isoStamp(d.to)} (${span(d.to - d.from)}) · ${d.signalsSeen} signals, ${d.rulesEvaluated ?? '?'} rules`)
   out.push(...dataSeen(d))
+  if (hasUnread(d.unread)) out.push(`not read: ${describeUnread(d.unread)}`)
   out.push('')
   if (d.signalsSeen === 0) {
     out.push(`No signals stored for broker ${d.broker} in this window: nothing to diagnose. Is the broker's data being ingested? (try a longer --since)`)

@@ -102,6 +102,22 @@ export type UnexplainedError = {
 /** Signals of the window whose log carried no timestamps: their times are stand-ins, in file order. */
 export type TimesUnknown = { signals: number; files: string[] }
 
+/**
+ * Input the adapters could not read: lines by reason and files skipped whole. Carried by the answer so it
+ * is never called healthy while part of its input went unread (see describeUnread).
+ */
+export type UnreadInput = {
+  /** Lines not read, or read only in part, of `ofLines` lines read from files. */
+  lines: number
+  ofLines: number
+  /** Files with at least one such line. */
+  files: number
+  /** Inputs skipped whole (binary content, a read error, past a limit), with why. */
+  skipped: { file: string; reason: string }[]
+  /** Unread lines by reason, in words ("no layout recognised"), most first. */
+  reasons: { reason: string; lines: number }[]
+}
+
 /** What is abnormal when no rule matched: counts and extremes of notable signals. */
 export type Abnormality = { signal: string; summary: string; count: number; worst?: string }
 
@@ -128,4 +144,6 @@ export type Diagnosis = {
   unexplainedOmitted?: number
   /** Set when some signals came from logs without timestamps: the timeline is file order, not time. */
   timesUnknown?: TimesUnknown
+  /** Set by a caller that read the input (replayed or uploaded logs) when part of it went unread. */
+  unread?: UnreadInput
 }

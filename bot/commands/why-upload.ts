@@ -9,6 +9,8 @@ import { escapeMrkdwn } from '../render/block-kit.js'
 import { renderDiagnosis } from '../render/diagnosis.js'
 import { formatWindow } from '../render/time.js'
 import { clusterForChannel } from '../config.js'
+import { unreadInput } from '../../adapters/unread-input.js'
+import { describeUnread } from '../../engine/unread-input.js'
 
 /**
  * `why` over logs shared in a thread: the uploads are read into a store of their own (never the
@@ -40,11 +42,17 @@ export async function whyUploaded(ctx: BotContext, where: { channel: string }, u
     if (read.brokers.length > 1) throw new UserError(`These logs hold ${read.brokers.length} brokers (${read.brokers.join(', ')}): mention me with \`why ${read.brokers[0]}\` to pick one.`)
     broker = read.brokers[0]
   }
+  const unread = unreadInput(read.stats)
   if (broker === undefined || !read.window || !read.brokers.includes(broker)) {
     const span = read.window ? formatWindow(read.window.from, read.window.to, ctx.config.timeZone) : 'no timestamps read'
-    return { text: `Nothing abnormal in ${summary} (${span}).`, parts: [{ kind: 'section', text: `Nothing abnormal in ${escapeMrkdwn(summary)} (${span}).` }], visibility: 'channel' }
+    // Healthy only when all of it was read: otherwise what went unread is the answer's first line.
+    const answer = unread
+      ? `${describeUnread(unread)}. No problem found in the rest (${summary}, ${span}), which says nothing about what was not read.`
+      : `Nothing abnormal in ${summary} (${span}).`
+    return redactMessage({ text: answer, parts: [{ kind: 'section', text: escapeMrkdwn(answer) }], visibility: 'channel' })
   }
   const d = await ctx.diagnose(ctx.rules.rules, store, { cluster, broker, from: read.window.from, to: read.window.to, now: read.window.to })
+  if (unread) d.unread = unread
   const msg = renderDiagnosis(d, { timeZone: ctx.config.timeZone, otherBrokers: [] })
   const parts = msg.parts.filter((p) => p.kind !== 'actions')
   parts.splice(Math.min(2, parts.length), 0, { kind: 'context', text: `Read from the shared ${escapeMrkdwn(names)}: ${escapeMrkdwn(summary)}. Diagnosed on their own, not with this cluster's live data.` })

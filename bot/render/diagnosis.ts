@@ -1,6 +1,7 @@
 import type { Cause, Diagnosis, Evidence, UnexplainedError } from '../../engine/diagnosis.js'
 import type { BotMessage, Button, MessagePart } from '../message.js'
 import { escapeMrkdwn } from './block-kit.js'
+import { describeUnread, hasUnread } from '../../engine/unread-input.js'
 import { formatTime, formatWindow } from './time.js'
 
 /**
@@ -31,6 +32,7 @@ export function renderDiagnosis(d: Diagnosis, opts: DiagnosisRenderOptions): Bot
     : `Broker ${d.broker} (${d.cluster}): no rule matched${unexplainedNote(d)}`
   parts.push({ kind: 'header', text: headline })
   parts.push({ kind: 'context', text: `${formatWindow(d.from, d.to, tz)} · ${d.signalsSeen} signals looked at` })
+  if (hasUnread(d.unread)) parts.push({ kind: 'section', text: `:warning: Not read: ${escapeMrkdwn(describeUnread(d.unread))}` })
 
   if (d.signalsSeen === 0) {
     parts.push({ kind: 'section', text: `No signals are stored for broker ${d.broker} in this window, so nothing can be said about it. Check that its logs and metrics are being shipped.` })

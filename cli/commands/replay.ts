@@ -1,5 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { readSignalSources, emptySourceStats, type ReadSourcesOptions, type SourceStats } from '../../adapters/incident.js'
+import { unreadInput } from '../../adapters/unread-input.js'
+import { describeUnread } from '../../engine/unread-input.js'
 import { ArchiveLimitError } from '../../adapters/logs/open-input.js'
 import { resolveZone } from '../../adapters/logs/timestamp.js'
 import type { Rule } from '../../dsl/ast.js'
@@ -150,6 +152,8 @@ export function describeIngest(r: IngestResult): string {
   }
   if (st.zone && st.logs.lines) lines.push(`timestamps without an offset read as ${st.zone.zone === 'Z' ? 'UTC' : st.zone.zone} (${st.zone.why})`)
   for (const s of st.skipped) lines.push(`skipped ${s.file}: ${s.reason}`)
+  const unread = unreadInput({ ...st, skipped: [] })
+  if (unread) lines.push(`not read: ${describeUnread(unread)}`)
   return lines.join('\n')
 }
 

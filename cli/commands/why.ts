@@ -81,9 +81,10 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
 function nothingAbnormal(ingest: IngestResult, window: { from: number; to: number } | undefined): string {
   const files = ingest.stats.files.length
   const span = window ? `span ${isoStamp(window.from)} → ${isoStamp(window.to)}` : 'no timestamps read'
-  const read = `${ingest.stats.logs.lines} lines from ${files} file${files === 1 ? '' : 's'} (${span})`
   const unread = unreadInput(ingest.stats)
-  if (unread) return `${describeUnread(unread)}; no problem found in the ${read} that were read, which says nothing about the rest`
+  const lines = ingest.stats.logs.lines - (unread?.lines ?? 0)
+  const read = `${lines} lines from ${files} file${files === 1 ? '' : 's'} (${span})`
+  if (unread) return `${describeUnread(unread)}; no problem found in the other ${read}, which says nothing about the rest`
   return `nothing abnormal in ${read}`
 }
 
