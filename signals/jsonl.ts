@@ -108,6 +108,7 @@ export function validateSignal(x: unknown): SignalValidation {
   }
   if (value === undefined && entry.kind !== 'event') return { ok: false, reason: 'missing value', detail: `${entry.kind} ${name}` }
   let labelCount = 0
+  let labelChars = 0
   let redactedLabels: Record<string, string> | undefined
   if (labels !== undefined) {
     if (!isObject(labels)) return { ok: false, reason: 'invalid labels' }
@@ -116,8 +117,9 @@ export function validateSignal(x: unknown): SignalValidation {
       const v = labels[k]
       if (typeof v !== 'string') return { ok: false, reason: 'invalid labels', detail: k }
       if (++labelCount > SIGNAL_LIMITS.labels) return { ok: false, reason: 'too many labels', detail: `at most ${SIGNAL_LIMITS.labels}` }
-      if (k.length > SIGNAL_LIMITS.labelKeyChars || v.length > SIGNAL_LIMITS.labelValueChars) {
-        return { ok: false, reason: 'label too long', detail: `${k.slice(0, 40)}: names at most ${SIGNAL_LIMITS.labelKeyChars}, values at most ${SIGNAL_LIMITS.labelValueChars} characters` }
+      labelChars += k.length + v.length
+      if (k.length > SIGNAL_LIMITS.labelKeyChars || v.length > SIGNAL_LIMITS.labelValueChars || labelChars > SIGNAL_LIMITS.labelsChars) {
+        return { ok: false, reason: 'label too long', detail: `${k.slice(0, 40)}: names at most ${SIGNAL_LIMITS.labelKeyChars}, values at most ${SIGNAL_LIMITS.labelValueChars}, all together at most ${SIGNAL_LIMITS.labelsChars} characters` }
       }
       const clean = redactText(v)
       if (clean !== v) (redactedLabels ??= { ...(labels as Record<string, string>) })[k] = clean

@@ -15,6 +15,8 @@ export const SIGNAL_LIMITS = {
   labelKeyChars: 128,
   /** One label's value (a masked log pattern is at most 400; a topic name 249). */
   labelValueChars: 2048,
+  /** All label names and values of one signal together: what one stored member may carry beside its text. */
+  labelsChars: 8192,
   /** A signal's source (file path and line, scrape URL, topic and offset). */
   sourceChars: 1024,
   /** A cluster name (a key part of every scope). */

@@ -13,6 +13,8 @@ import type { Signal } from '../../signals/signal.js'
  * | `P facts:T` | hash | field = factField(name, labels), value = `<at> <member>`; latest `at` wins |
  * | `P brokers` | set | JSON `[cluster, broker]` of every broker with a stored signal |
  * | `P clusters` | set | every cluster with a stored signal (its cluster-wide scope) |
+ * | `P cluster-brokers:{cluster:_}` | set | broker ids of one cluster: its count is the per-cluster cap's, read in O(1) |
+ * | `P cluster-brokers-seeded` | string | set once `P cluster-brokers:*` were filled from `P brokers` (stores written before them) |
  * | `P alert:{alerts}:<fingerprint>` | hash | one alert; `state` raw, other fields JSON |
  * | `P alerts:{alerts}` | set | fingerprints of all alerts |
  * | `P alerts-open:{alerts}` | set | fingerprints of pending and firing alerts |
@@ -71,6 +73,8 @@ export function createKeys(prefix: string) {
     facts: (cluster: string, broker: string | undefined) => `${prefix}facts:${tag(cluster, broker)}`,
     brokers: () => `${prefix}brokers`,
     clusters: () => `${prefix}clusters`,
+    clusterBrokers: (cluster: string) => `${prefix}cluster-brokers:${tag(cluster, undefined)}`,
+    clusterBrokersSeeded: () => `${prefix}cluster-brokers-seeded`,
     alert: (fingerprint: string) => `${prefix}alert:{alerts}:${fingerprint}`,
     alerts: () => `${prefix}alerts:{alerts}`,
     openAlerts: () => `${prefix}alerts-open:{alerts}`,
@@ -82,11 +86,6 @@ export function createKeys(prefix: string) {
     pending: (id: string) => `${prefix}pending:{pending}:${escapePart(id)}`,
     once: (token: string) => `${prefix}once:${escapePart(token)}`,
   }
-}
-
-/** The start every `P brokers` member of a cluster shares (`["prod",`), for counting a cluster's brokers. */
-export function brokerMemberPrefix(cluster: string): string {
-  return JSON.stringify([cluster]).slice(0, -1) + ','
 }
 
 /** A broker's member of `P brokers`. */

@@ -13,11 +13,12 @@ import type { Cluster, Redis } from 'ioredis'
 export type ScriptCommands = {
   alertTransition(alertKey: string, indexKey: string, openIndexKey: string, expected: string, fingerprint: string, ...fieldValues: string[]): Promise<number>
   alertPrune(alertKey: string, indexKey: string, openIndexKey: string, cut: number, fingerprint: string): Promise<number>
-  brokerAdmit(brokersKey: string, cap: number, ...prefixMemberPairs: string[]): Promise<number[]>
-  scopeDrop(namesKey: string, factsKey: string, cut: number): Promise<number>
+  brokerAdmit(clusterBrokersKey: string, cap: number, ...brokers: string[]): Promise<number[]>
+  scopeDrop(namesKey: string, factsKey: string): Promise<number>
+  factExpire(factsKey: string, cut: number, ...fields: string[]): Promise<number>
   alertUpdate(alertKey: string, ...fieldValues: string[]): Promise<number>
   factSet(factsKey: string, field: string, at: number, value: string): Promise<number>
-  timeTrim(signalKey: string, namesKey: string, before: number, name: string): Promise<number>
+  timeTrim(signalKey: string, namesKey: string, before: number, name: string, most: number): Promise<number>
   lockAcquire(lockKey: string, owner: string, ttlMs: number): Promise<number>
   lockRelease(lockKey: string, owner: string): Promise<number>
   pendingTransition(pendingKey: string, expected: string, state: string, record: string, ttlMs: number): Promise<number>

@@ -25,7 +25,20 @@ export type StoreCaps = {
   auditCap?: number
   /** Brokers one cluster may have; signals of a broker beyond it are refused ('too many brokers'). Default 1000. */
   brokersPerCluster?: number
+  /** Clusters one append may introduce; signals of further new clusters are refused ('too many new clusters'). Default 256. */
+  newClustersPerAppend?: number
+  /** Brokers one append may introduce; signals of further new brokers are refused ('too many new brokers'). Default 4096. */
+  newBrokersPerAppend?: number
 }
+
+/**
+ * What one append (one signals-topic batch, one JSONL file's chunk) may add: a sender inventing a
+ * fresh cluster or broker per signal grows the store's listings, the trim sweep and every
+ * per-cluster read; bounded per append, the growth is paced and a refusal is counted, not silent.
+ * A real fleet never introduces this many at once; its signals are accepted again on the next append.
+ */
+export const DEFAULT_NEW_CLUSTERS_PER_APPEND = 256
+export const DEFAULT_NEW_BROKERS_PER_APPEND = 4096
 
 /** More brokers than any real cluster runs, few enough that a flood of invented ids stays small. */
 export const DEFAULT_BROKERS_PER_CLUSTER = 1000
@@ -87,6 +100,8 @@ export class MemoryStore implements Store {
   private readonly diagnosesCap: number
   private readonly auditCap: number
   private readonly brokersPerCluster: number
+  private readonly newClustersPerAppend: number
+  private readonly newBrokersPerAppend: number
   /** Brokers admitted per cluster (scopes with a broker). */
   private readonly brokerCount = new Map<string, number>()
 
@@ -94,6 +109,8 @@ export class MemoryStore implements Store {
     this.diagnosesCap = caps.diagnosesCap ?? DEFAULT_DIAGNOSES_CAP
     this.auditCap = caps.auditCap ?? DEFAULT_AUDIT_CAP
     this.brokersPerCluster = caps.brokersPerCluster ?? DEFAULT_BROKERS_PER_CLUSTER
+    this.newClustersPerAppend = caps.newClustersPerAppend ?? DEFAULT_NEW_CLUSTERS_PER_APPEND
+    this.newBrokersPerAppend = caps.newBrokersPerAppend ?? DEFAULT_NEW_BROKERS_PER_APPEND
   }
 
   private scope(cluster: string, broker: string | undefined, create: true): Scope
@@ -118,9 +135,24 @@ export class MemoryStore implements Store {
       else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
     }
     let accepted = 0
+    const newClusters = new Set<string>()
+    const newBrokers = new Set<string>()
     for (const s of valid) {
       let scope = this.scope(s.cluster, s.broker, false)
+      if (!scope && !newClusters.has(s.cluster) && !this.brokerCount.get(s.cluster) && !this.scope(s.cluster, undefined, false)) {
+        if (newClusters.size >= this.newClustersPerAppend) {
+          rejected['too many new clusters'] = (rejected['too many new clusters'] ?? 0) + 1
+          continue
+        }
+        newClusters.add(s.cluster)
+      }
       if (!scope && s.broker !== undefined) {
+        const member = JSON.stringify([s.cluster, s.broker])
+        if (!newBrokers.has(member) && newBrokers.size >= this.newBrokersPerAppend) {
+          rejected['too many new brokers'] = (rejected['too many new brokers'] ?? 0) + 1
+          continue
+        }
+        newBrokers.add(member)
         const n = this.brokerCount.get(s.cluster) ?? 0
         if (n >= this.brokersPerCluster) {
           rejected['too many brokers'] = (rejected['too many brokers'] ?? 0) + 1
@@ -194,10 +226,10 @@ export class MemoryStore implements Store {
         removed += cut
         if (series.entries.length === 0) scope.series.delete(name)
       }
-      if (scope.series.size > 0) continue
-      let recentFact = false
-      for (const f of scope.facts.values()) if (f.at >= before) recentFact = true
-      if (recentFact) continue
+      // Facts age out like events: a fact older than its signal's cut goes (live sources re-send
+      // every fact periodically, so a value still true is never older than the retention).
+      for (const [field, f] of scope.facts) if (f.at < (Object.hasOwn(perSignal, f.name) ? perSignal[f.name] : before)) scope.facts.delete(field)
+      if (scope.series.size > 0 || scope.facts.size > 0) continue
       this.scopes.delete(key)
       if (scope.broker !== undefined) this.brokerCount.set(scope.cluster, (this.brokerCount.get(scope.cluster) ?? 1) - 1)
     }

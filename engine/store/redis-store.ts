@@ -5,9 +5,9 @@ import { validateSignal } from '../../signals/jsonl.js'
 import type { Signal } from '../../signals/signal.js'
 import { keySlot } from './cluster-slot.js'
 import { BOTH_STORES_SET, displayClusterNodes, parseClusterNodes } from './cluster-nodes.js'
-import { brokerMember, brokerMemberPrefix, byTime, createKeys, decodeMember, factField, signalMember, type Keys } from './keys.js'
+import { brokerMember, byTime, createKeys, decodeMember, factField, signalMember, type Keys } from './keys.js'
 import { defineScripts, type ScriptCommands } from './lua-scripts.js'
-import { DEFAULT_AUDIT_CAP, DEFAULT_BROKERS_PER_CLUSTER, DEFAULT_DIAGNOSES_CAP, compareBrokerRefs, withoutUndefined, type StoreCaps } from './memory-store.js'
+import { DEFAULT_AUDIT_CAP, DEFAULT_BROKERS_PER_CLUSTER, DEFAULT_DIAGNOSES_CAP, DEFAULT_NEW_BROKERS_PER_APPEND, DEFAULT_NEW_CLUSTERS_PER_APPEND, compareBrokerRefs, withoutUndefined, type StoreCaps } from './memory-store.js'
 import { StoreUnavailableError } from './store-unavailable-error.js'
 import type {
   AlertRecord,
@@ -219,6 +219,40 @@ function routedPipeline(cluster: Cluster): ChainableCommander {
   return proxy
 }
 
+/** Brokers per broker-admit call. */
+const ADMIT_CHUNK = 500
+
+/** Members one time-trim call removes at most. */
+const TRIM_CHUNK = 1000
+
+/**
+ * Member characters per ZADD: one command of 1,000 members at their size bounds was a 70 MB ZADD
+ * that held Redis for a second (bench/store-hostile.ts); split, each stays a few milliseconds.
+ */
+const ZADD_CHARS = 128 * 1024
+
+/** A ZADD's score/member pairs cut into parts of at most ZADD_CHARS member characters. */
+function zaddParts(args: (string | number)[]): (string | number)[][] {
+  let chars = 0
+  for (let i = 1; i < args.length; i += 2) chars += (args[i] as string).length
+  if (chars <= ZADD_CHARS) return [args]
+  const parts: (string | number)[][] = []
+  let part: (string | number)[] = []
+  chars = 0
+  for (let i = 0; i < args.length; i += 2) {
+    const len = (args[i + 1] as string).length
+    if (part.length > 0 && chars + len > ZADD_CHARS) {
+      parts.push(part)
+      part = []
+      chars = 0
+    }
+    part.push(args[i], args[i + 1])
+    chars += len
+  }
+  if (part.length > 0) parts.push(part)
+  return parts
+}
+
 /**
  * The store a team deploys: signals, facts, alerts, silences, diagnoses and audit in Redis (layout in
  * keys.ts). Appends are pipelined in batches; the steps that must be atomic run as Lua scripts. When
@@ -238,6 +272,12 @@ export class RedisStore implements Store {
   private readonly brokersPerCluster: number
   /** `P brokers` members this process saw admitted: only brokers not in it go through broker-admit. */
   private readonly admitted = new Set<string>()
+  /** Clusters this process stored a signal of: any other counts against newClustersPerAppend. */
+  private readonly knownClusters = new Set<string>()
+  private readonly newClustersPerAppend: number
+  private readonly newBrokersPerAppend: number
+  /** Whether `P cluster-brokers:*` were seeded from `P brokers` (once per store, checked once per process). */
+  private seeded?: Promise<void>
   private lastError: unknown
   /** Why the configuration cannot be used (told by every call), or undefined. */
   private readonly problem: string | undefined
@@ -252,6 +292,8 @@ export class RedisStore implements Store {
     this.diagnosesCap = options.diagnosesCap ?? DEFAULT_DIAGNOSES_CAP
     this.auditCap = options.auditCap ?? DEFAULT_AUDIT_CAP
     this.brokersPerCluster = options.brokersPerCluster ?? DEFAULT_BROKERS_PER_CLUSTER
+    this.newClustersPerAppend = options.newClustersPerAppend ?? DEFAULT_NEW_CLUSTERS_PER_APPEND
+    this.newBrokersPerAppend = options.newBrokersPerAppend ?? DEFAULT_NEW_BROKERS_PER_APPEND
     // A configuration we cannot use still yields a store object; every call then reports the problem.
     const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1000)
     let redis: Redis | Cluster
@@ -383,12 +425,15 @@ export class RedisStore implements Store {
       else if (v.ok) valid.push(v.signal)
       else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
     }
+    valid = this.limitNew(valid, rejected)
     const refused = await this.admitBrokers(valid)
     if (refused.size > 0) {
       const kept = valid.filter((s) => s.broker === undefined || !refused.has(brokerMember(s.cluster, s.broker)))
       rejected['too many brokers'] = (rejected['too many brokers'] ?? 0) + valid.length - kept.length
       valid = kept
     }
+    if (this.knownClusters.size > 100_000) this.knownClusters.clear()
+    for (const s of valid) this.knownClusters.add(s.cluster)
     // Each batch is its own pipeline with its own deadline, two in flight, so a large append is
     // bounded per batch rather than failing as a whole on a slow but healthy Redis.
     let next = 0
@@ -403,28 +448,103 @@ export class RedisStore implements Store {
   }
 
   /**
-   * Brokers this process has not seen admitted go through broker-admit (the per-cluster cap); returns
-   * the members refused. Known brokers cost nothing, so a steady stream never calls Redis for this.
+   * The per-append bounds: signals of clusters this process has not stored before, beyond
+   * newClustersPerAppend of them, and of brokers not yet admitted, beyond newBrokersPerAppend, are
+   * refused and counted. Linear in the append, no Redis call.
+   */
+  private limitNew(valid: Signal[], rejected: Record<string, number>): Signal[] {
+    const newClusters = new Set<string>()
+    const newBrokers = new Set<string>()
+    const kept: Signal[] = []
+    for (const s of valid) {
+      if (!this.knownClusters.has(s.cluster) && !newClusters.has(s.cluster)) {
+        if (newClusters.size >= this.newClustersPerAppend) {
+          rejected['too many new clusters'] = (rejected['too many new clusters'] ?? 0) + 1
+          continue
+        }
+        newClusters.add(s.cluster)
+      }
+      if (s.broker !== undefined) {
+        const member = brokerMember(s.cluster, s.broker)
+        if (!this.admitted.has(member) && !newBrokers.has(member)) {
+          if (newBrokers.size >= this.newBrokersPerAppend) {
+            rejected['too many new brokers'] = (rejected['too many new brokers'] ?? 0) + 1
+            continue
+          }
+          newBrokers.add(member)
+        }
+      }
+      kept.push(s)
+    }
+    return kept
+  }
+
+  /**
+   * Brokers this process has not seen admitted go through broker-admit (the per-cluster cap), one
+   * call per cluster; returns the members refused. Known brokers cost nothing, so a steady stream
+   * never calls Redis for this.
    */
   private async admitBrokers(valid: Signal[]): Promise<Set<string>> {
-    const fresh = new Map<string, string>()
+    const fresh = new Map<string, Map<string, string>>()
     for (const s of valid) {
       if (s.broker === undefined) continue
       const member = brokerMember(s.cluster, s.broker)
-      if (!this.admitted.has(member) && !fresh.has(member)) fresh.set(member, brokerMemberPrefix(s.cluster))
+      if (this.admitted.has(member)) continue
+      let byCluster = fresh.get(s.cluster)
+      if (!byCluster) fresh.set(s.cluster, (byCluster = new Map()))
+      byCluster.set(s.broker, member)
     }
     const refused = new Set<string>()
     if (fresh.size === 0) return refused
-    const args: string[] = []
-    for (const [member, prefix] of fresh) args.push(prefix, member)
-    const answers = await this.run(() => this.redis.brokerAdmit(this.keys.brokers(), this.brokersPerCluster, ...args))
-    if (this.admitted.size > 100_000) this.admitted.clear()
-    let i = 0
-    for (const member of fresh.keys()) {
-      if (answers[i++] === 1) this.admitted.add(member)
-      else refused.add(member)
+    await (this.seeded ??= this.seedClusterBrokers().catch((err: unknown) => {
+      this.seeded = undefined
+      throw err
+    }))
+    const pipe = this.pipeline()
+    // At most ADMIT_CHUNK brokers per script call: each call stays short whatever one append holds.
+    const calls: string[][] = []
+    for (const [cluster, brokers] of fresh) {
+      const ids = [...brokers.keys()]
+      for (let i = 0; i < ids.length; i += ADMIT_CHUNK) {
+        const chunk = ids.slice(i, i + ADMIT_CHUNK)
+        pipe.brokerAdmit(this.keys.clusterBrokers(cluster), this.brokersPerCluster, ...chunk)
+        calls.push(chunk.map((b) => brokers.get(b)!))
+      }
     }
+    const answers = (await this.run(() => this.exec(pipe))) as number[][]
+    if (this.admitted.size > 100_000) this.admitted.clear()
+    calls.forEach((members, i) =>
+      members.forEach((member, j) => {
+        if (answers[i][j] === 1) this.admitted.add(member)
+        else refused.add(member)
+      }),
+    )
     return refused
+  }
+
+  /**
+   * A store written before the per-cluster broker sets existed lists its brokers only in
+   * `P brokers`: they are copied into `P cluster-brokers:*` once (idempotent, so replicas racing
+   * here do no harm), then a marker key says so and later processes skip it.
+   */
+  private async seedClusterBrokers(): Promise<void> {
+    const k = this.keys
+    await this.run(async () => {
+      if ((await this.redis.exists(k.clusterBrokersSeeded())) === 1) return
+      const byCluster = new Map<string, string[]>()
+      for (const m of await this.redis.smembers(k.brokers())) {
+        const [cluster, broker] = JSON.parse(m) as [string, string]
+        const list = byCluster.get(cluster)
+        if (list) list.push(broker)
+        else byCluster.set(cluster, [broker])
+      }
+      if (byCluster.size > 0) {
+        const pipe = this.pipeline()
+        for (const [cluster, brokers] of byCluster) pipe.sadd(k.clusterBrokers(cluster), ...brokers)
+        await this.exec(pipe)
+      }
+      await this.redis.set(k.clusterBrokersSeeded(), '1')
+    })
   }
 
   /** One pipeline for a batch: one variadic ZADD per key, index and broker-set updates once per batch. */
@@ -441,9 +561,10 @@ export class RedisStore implements Store {
       let byName = byBroker.get(s.broker)
       if (!byName) byBroker.set(s.broker, (byName = new Map()))
       if (isFact) continue
+      const member = signalMember(s)
       const args = byName.get(s.name)
-      if (args) args.push(s.at, signalMember(s))
-      else byName.set(s.name, [s.at, signalMember(s)])
+      if (args) args.push(s.at, member)
+      else byName.set(s.name, [s.at, member])
     }
     // Indexes before and after the data: if the connection drops mid-pipeline an index may name an
     // empty key (harmless), and if a concurrent trim unindexes an emptied name between the two, the
@@ -458,7 +579,7 @@ export class RedisStore implements Store {
         else brokers.push(JSON.stringify([cluster, broker]))
         if (byName.size === 0) continue
         pipe.sadd(k.names(cluster, broker), ...byName.keys())
-        for (const [name, args] of byName) zadds.push([k.signal(cluster, broker, name), args])
+        for (const [name, args] of byName) for (const part of zaddParts(args)) zadds.push([k.signal(cluster, broker, name), part])
       }
     }
     if (brokers.length > 0) pipe.sadd(k.brokers(), ...brokers)
@@ -581,18 +702,25 @@ export class RedisStore implements Store {
       const listing = this.pipeline()
       for (const [cluster, broker] of scopes) listing.smembers(k.names(cluster, broker))
       const names = (await this.exec(listing)) as string[][]
-      const pipe = this.pipeline()
-      let calls = 0
+      let todo: [string, string, number, string][] = []
       scopes.forEach(([cluster, broker], i) => {
-        for (const name of names[i]) {
-          pipe.timeTrim(k.signal(cluster, broker, name), k.names(cluster, broker), Object.hasOwn(perSignal, name) ? perSignal[name] : before, name)
-          calls++
-        }
+        for (const name of names[i]) todo.push([k.signal(cluster, broker, name), k.names(cluster, broker), Object.hasOwn(perSignal, name) ? perSignal[name] : before, name])
       })
-      const removed = calls === 0 ? 0 : ((await this.exec(pipe)) as number[]).reduce((a, b) => a + b, 0)
-      // Scopes left empty (a broker quiet for the whole retention) lose their facts and their listing.
+      // Each call removes at most TRIM_CHUNK members; keys that used their whole allowance go again.
+      let removed = 0
+      while (todo.length > 0) {
+        const pipe = this.pipeline()
+        for (const [key, namesKey, cut, name] of todo) pipe.timeTrim(key, namesKey, cut, name, TRIM_CHUNK)
+        const counts = (await this.exec(pipe)) as number[]
+        removed += counts.reduce((a, b) => a + b, 0)
+        todo = todo.filter((_, i) => counts[i] === TRIM_CHUNK)
+      }
+      // Facts age out like events, page by page so no script reads a whole hash; live sources
+      // re-send every fact periodically, so a value still true is never older than the retention.
+      for (const [cluster, broker] of scopes) await this.expireFacts(k.facts(cluster, broker), before, perSignal)
+      // Scopes left empty (a broker quiet for the whole retention) lose their listing.
       const drops = this.pipeline()
-      for (const [cluster, broker] of scopes) drops.scopeDrop(k.names(cluster, broker), k.facts(cluster, broker), before)
+      for (const [cluster, broker] of scopes) drops.scopeDrop(k.names(cluster, broker), k.facts(cluster, broker))
       const dropped = scopes.length ? ((await this.exec(drops)) as number[]) : []
       const unlist = this.pipeline()
       let unlisted = 0
@@ -602,12 +730,33 @@ export class RedisStore implements Store {
         if (broker === undefined) unlist.srem(k.clusters(), cluster)
         else {
           unlist.srem(k.brokers(), brokerMember(cluster, broker))
+          unlist.srem(k.clusterBrokers(cluster), broker)
           this.admitted.delete(brokerMember(cluster, broker))
         }
       })
       if (unlisted > 0) await this.exec(unlist)
       return removed
     })
+  }
+
+  /** Deletes the facts of one hash older than their signal's cut, reading it in HSCAN pages of about 200. */
+  private async expireFacts(factsKey: string, before: number, perSignal: Readonly<Record<string, number>>): Promise<void> {
+    let cursor = '0'
+    do {
+      const [next, flat] = await this.redis.hscan(factsKey, cursor, 'COUNT', 200)
+      cursor = next
+      const byCut = new Map<number, string[]>()
+      for (let i = 0; i < flat.length; i += 2) {
+        const name = (JSON.parse(flat[i]) as [string, unknown])[0]
+        const at = Number(flat[i + 1].slice(0, flat[i + 1].indexOf(' ')))
+        const cut = Object.hasOwn(perSignal, name) ? perSignal[name] : before
+        if (!(at < cut)) continue
+        const fields = byCut.get(cut)
+        if (fields) fields.push(flat[i])
+        else byCut.set(cut, [flat[i]])
+      }
+      for (const [cut, fields] of byCut) await this.redis.factExpire(factsKey, cut, ...fields)
+    } while (cursor !== '0')
   }
 
   async getAlert(fingerprint: string): Promise<AlertRecord | undefined> {

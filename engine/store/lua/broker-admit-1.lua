@@ -4,34 +4,28 @@
   appending at once cannot together pass the cap. A flood of invented broker ids (a misparsed log,
   a hostile JSONL file) then costs at most `cap` scopes per cluster.
 
-  KEYS[1]  brokers set (P brokers): JSON [cluster, broker]
-  ARGV[1]  cap: most brokers one cluster may have
-  ARGV[2…] pairs: the JSON prefix of a cluster's members ('["prod",'), then the broker's member
+  One call per cluster, its count read with SCARD: the work is linear in the brokers given, which
+  the store bounds per append (StoreCaps.newBrokersPerAppend). It used to count every member of the
+  store-wide broker set once per new cluster: 4,000 new clusters were one 19.8 s script.
 
-  Returns one 1 (admitted) or 0 (refused) per pair, in order.
+  KEYS[1]  the cluster's broker set (P cluster-brokers:{cluster:_}): broker ids
+  ARGV[1]  cap: most brokers one cluster may have
+  ARGV[2…] broker ids of that cluster not yet known to be admitted
+
+  Returns one 1 (admitted) or 0 (refused) per broker id, in order.
 ]]
 local cap = tonumber(ARGV[1])
-local counts = {}
+local n = redis.call('SCARD', KEYS[1])
 local out = {}
-for i = 2, #ARGV, 2 do
-  local prefix, member = ARGV[i], ARGV[i + 1]
-  if redis.call('SISMEMBER', KEYS[1], member) == 1 then
+for i = 2, #ARGV do
+  if redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 1 then
+    out[#out + 1] = 1
+  elseif n < cap then
+    redis.call('SADD', KEYS[1], ARGV[i])
+    n = n + 1
     out[#out + 1] = 1
   else
-    if counts[prefix] == nil then
-      local n = 0
-      for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-        if string.sub(m, 1, #prefix) == prefix then n = n + 1 end
-      end
-      counts[prefix] = n
-    end
-    if counts[prefix] < cap then
-      redis.call('SADD', KEYS[1], member)
-      counts[prefix] = counts[prefix] + 1
-      out[#out + 1] = 1
-    else
-      out[#out + 1] = 0
-    end
+    out[#out + 1] = 0
   end
 end
 return out
