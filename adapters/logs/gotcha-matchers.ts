@@ -40,6 +40,9 @@ export const GOTCHA_IDS = [
   'acl-denied',
   'log-dir-on-windows',
   'zk-packet-over-jute-maxbuffer',
+  'zk-server-behind-clients',
+  'log-dir-locked',
+  'log-dir-foreign-entry',
   'zk-four-letter-word-not-allowed',
 ] as const
 
@@ -321,5 +324,36 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     formats: KAFKA_CLIENT,
     re: /Couldn't resolve server (\S+) from bootstrap\.servers as DNS resolution (?:of the canonical hostname \S+ )?failed for (\S+)/,
     build: (m) => mistake('bootstrap-host-unresolvable', m[1], m[2]),
+  },
+  // G23. Kafka 0.8-4.x LogManager.lockLogDirs KafkaException "Failed to acquire lock on file .lock in /d. A Kafka
+  //      instance in another process or thread is using this directory.": a second broker (or a tool started in the
+  //      container) on the same log dir, or a file system whose locks do not work (NFS).
+  {
+    literals: ['Failed to acquire lock on file .lock in '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Failed to acquire lock on file \.lock in (\S+?)\. A Kafka instance in another process or thread is using this directory/,
+    build: (m) => mistake('log-dir-locked', m[1]),
+  },
+  // G24. Kafka 0.10-4.x Log/LocalLog.parseTopicPartitionName KafkaException "Found directory /d/lost+found, 'lost+found'
+  //      is not in the form of topic-partition or topic-partition.uniqueId-delete (if marked for deletion)." (0.10.0
+  //      "… is not in the form of topic-partition"): something that is no partition sits in a log dir (an ext4
+  //      volume's lost+found, a data dir mounted one level too high).
+  {
+    literals: ['is not in the form of topic-partition'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Found directory (\S+), '([^']*)' is not in the form of topic-partition/,
+    build: (m) => mistake('log-dir-foreign-entry', m[2], m[1].replace(/,$/, '')),
+  },
+  // G25. ZooKeeper 3.4-3.9 server ZooKeeperServer "Refusing session request for client /10.0.0.5:47054 as it has seen
+  //      zxid 0x134 our last zxid is 0x3b client must try another server": the client (a broker) has seen newer data
+  //      than this server holds, so the server's data was lost or rolled back (no persistent volume, a wiped dataDir).
+  {
+    literals: ['Refusing session request for client '],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /Refusing session request for client \/?(\S+) as it has seen zxid (0x[0-9a-fA-F]+) our last zxid is (0x[0-9a-fA-F]+)/,
+    build: (m) => mistake('zk-server-behind-clients', `${m[2]} > ${m[3]}`, m[1]),
   },
 ]

@@ -93,6 +93,30 @@ const rows: Row[] = [
       'org.apache.kafka.common.errors.RecordTooLargeException: The message is 4794004 bytes when serialized which is larger than the maximum request size you have configured with the max.request.size configuration.',
     { id: 'producer-record-over-max-request-size', detail: '4794004' },
   ],
+  [
+    'helm/charts#14132: Kafka 2.x LogManager cannot lock its log dir',
+    '[2019-05-25 09:11:33,980] ERROR [KafkaServer id=0] Fatal error during KafkaServer startup. Prepare to shutdown (kafka.server.KafkaServer)\n' +
+      'org.apache.kafka.common.KafkaException: Failed to acquire lock on file .lock in /opt/kafka/data/logs. A Kafka instance in another process or thread is using this directory.',
+    { id: 'log-dir-locked', detail: '/opt/kafka/data/logs' },
+  ],
+  [
+    'tchiotludo/akhq#256: a directory that is no partition in the log dir',
+    'kafka_1            | [2020-04-01 09:53:35,990] ERROR [KafkaServer id=1001] Fatal error during KafkaServer startup. Prepare to shutdown (kafka.server.KafkaServer)\n' +
+      "kafka_1            | org.apache.kafka.common.KafkaException: Found directory /var/lib/kafka/data/data, 'data' is not in the form of topic-partition or topic-partition.uniqueId-delete (if marked for deletion).\n" +
+      "kafka_1            | Kafka's log directories (and children) should only contain Kafka topic data.\n" +
+      'kafka_1            | \tat kafka.log.Log$.exception$1(Log.scala:2611)',
+    { id: 'log-dir-foreign-entry', detail: 'data', subject: '/var/lib/kafka/data/data' },
+  ],
+  [
+    'confluentinc/common#304: ZooKeeperServer refusing a client ahead of it',
+    '[2020-10-29 00:29:20,852] INFO Refusing session request for client /10.244.4.86:47054 as it has seen zxid 0xd00000000 our last zxid is 0xc00000004 client must try another server (org.apache.zookeeper.server.ZooKeeperServer)',
+    { id: 'zk-server-behind-clients', detail: '0xd00000000 > 0xc00000004', subject: '10.244.4.86:47054' },
+  ],
+  [
+    'confluentinc/common#785: clients 3.7+ NetworkClient metadata error wording',
+    '[2025-05-14 11:51:14,700] WARN [Consumer clientId=console-consumer, groupId=mygroup] The metadata response from the cluster reported a recoverable issue with correlation id 2 : {Topic25=TOPIC_AUTHORIZATION_FAILED} (org.apache.kafka.clients.NetworkClient)',
+    { id: 'metadata-topic-error', detail: 'TOPIC_AUTHORIZATION_FAILED', subject: 'Topic25' },
+  ],
 ]
 
 describe('gotcha matchers on published lines', () => {
