@@ -21,6 +21,12 @@ const NOTABLE_FROM: Record<string, number> = {
   'gc.pause': 1000,
 }
 
+/** True when an event's value is past what a healthy broker shows routinely (a pause of 1 s or more). */
+export function isNotableValue(name: string, value: number | undefined): boolean {
+  const from = NOTABLE_FROM[name]
+  return from === undefined || (value ?? 0) >= from
+}
+
 /**
  * Events routine in small numbers: a deploy rebalances each group a few times; churn (the leak
  * trigger of seed 003) is tens an hour.
@@ -62,8 +68,7 @@ export function summariseAbnormal(data: EvalData, window: EvalWindow): Abnormali
   for (const name of data.series.keys()) {
     if (LISTED_ELSEWHERE.has(name)) continue
     const kind = signalKind(name)
-    const from = NOTABLE_FROM[name]
-    const list = from === undefined ? inWindow(name) : inWindow(name).filter((s) => (s.value ?? 0) >= from)
+    const list = name in NOTABLE_FROM ? inWindow(name).filter((s) => isNotableValue(name, s.value)) : inWindow(name)
     if (!list.length) continue
     if (kind === 'event' && list.length >= (NOTABLE_COUNT[name] ?? 1) && (!ROUTINE_EVENTS.has(name) || (name === 'log.segment_roll' && list.length >= ROLL_STORM))) {
       const worst = extreme(list, 'above')

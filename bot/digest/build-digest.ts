@@ -1,6 +1,7 @@
 import { floorTrend } from '../../engine/floor-trend.js'
 import type { Signal } from '../../signals/signal.js'
-import { decodeVersion, encodeVersion } from '../../signals/units.js'
+import { decodeVersion, encodeVersion, formatValue } from '../../signals/units.js'
+import { isNotableValue } from '../../engine/abnormal.js'
 import type { AlertRecord, Store } from '../../engine/store/store.js'
 import type { AlertBand, ChartPanel, ChartPoint } from './chart.js'
 
@@ -28,6 +29,14 @@ export type BrokerHealth = {
   heapAfterGcFirst?: number
   heapAfterGcLast?: number
   restarts: number
+  /**
+   * The broker's status for the day, by the same measure as its alerts: the most severe alert that was
+   * firing on it in the window, else "warning" when something the abnormal summary would list showed
+   * (under-replication, a restart, a pause of 1 s or more, a rising heap floor), else "ok".
+   */
+  status: 'critical' | 'warning' | 'info' | 'ok'
+  /** Why the status is not ok, in a few words each: the alerts' rules, then the measures. */
+  statusReasons: string[]
 }
 
 /** A consumer group's rebalances: churn here is how a Selector leak was triggered (seed 003). */
@@ -99,6 +108,9 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
   const gcSeries: ChartPanel['series'] = []
   const rebalanceTimes: number[][] = []
   let signalsSeen = 0
+  const firingAlerts = (await store.listAlerts()).filter(
+    (a) => a.cluster === w.cluster && a.firedAt !== undefined && a.firedAt <= w.to && (a.resolvedAt ?? Infinity) >= w.from,
+  )
 
   for (const broker of brokers) {
     const signals = await store.query({ cluster: w.cluster, broker, names: DIGEST_SIGNALS, from: w.from, to: w.to })
@@ -111,6 +123,8 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     const heap = (by.get('heap.after_gc') ?? []).filter((s) => isNumber(s.value))
     // The leak rule's reading (floor_trend): the floor's slope, none from data spanning under half the window.
     const slope = floorTrend(heap, w.to - w.from)
+    const longestPause = Math.max(0, ...(by.get('gc.pause') ?? []).map((s) => s.value ?? 0), ...safepoints)
+    const pauseName = safepoints.includes(longestPause) ? 'safepoint.total' : 'gc.pause'
     healths.push({
       broker,
       underReplicatedMs: underReplicatedMs(urp, w.to),
@@ -123,6 +137,12 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
       heapAfterGcFirst: heap[0]?.value,
       heapAfterGcLast: heap[heap.length - 1]?.value,
       restarts: (by.get('broker.start') ?? []).length,
+      ...brokerStatus(broker, w, firingAlerts, {
+        underReplicated: underReplicatedMs(urp, w.to) > 0,
+        restarts: (by.get('broker.start') ?? []).length,
+        pauseMs: isNotableValue(pauseName, longestPause) && longestPause > 0 ? longestPause : undefined,
+        heapFloorRising: heapFloorRising(slope === undefined ? undefined : slope * ONE_HOUR, heap[0]?.value, heap[heap.length - 1]?.value),
+      }),
     })
     for (const s of [...(by.get('group.rebalance') ?? []), ...(by.get('group.member_failed') ?? [])]) {
       const g = s.labels?.group
@@ -186,8 +206,8 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     smells: dedupeSmells(smells),
     topDiagnoses: [...top.values()].sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || b.fired - a.fired || b.asked - a.asked || b.lastAt - a.lastAt).slice(0, 10),
     chart: [
-      { title: 'heap after GC', dimension: 'bytes', series: heapSeries, empty: 'no heap after GC samples: no GC log or JMX for these brokers' },
-      { title: 'longest JVM pause: GC and safepoint', dimension: 'duration', series: gcSeries, empty: 'no GC pause or safepoint samples: no GC log for these brokers' },
+      { title: 'heap after GC', dimension: 'bytes', series: heapSeries, empty: heapEmptyText(gcSeries) },
+      { title: 'longest JVM pause: GC and safepoint', dimension: 'duration', series: gcSeries, draw: 'events', empty: 'no GC pause or safepoint samples: no GC log for these brokers' },
       { title: 'under-replicated partitions', dimension: 'count', series: urpSeries, empty: 'no under-replicated samples: no JMX or Prometheus scrape' },
       { title: rebalanceTimes.some((t) => t.length) ? `consumer group rebalances per ${formatBucket(rebalanceBucketMs)}` : 'consumer group rebalances', dimension: 'count', series: rebalanceSeries, empty: 'no consumer group rebalance was logged in this window' },
     ],
@@ -219,6 +239,45 @@ export function firingBands(alerts: AlertRecord[], w: DigestWindow): AlertBand[]
   }
   for (const band of bands) band.brokers.sort(compareBroker)
   return bands.sort((x, y) => x.from - y.from || x.ruleId.localeCompare(y.ruleId))
+}
+
+/** What the status weighs besides alerts: each a thing the abnormal summary would list. */
+type BrokerMeasures = { underReplicated: boolean; restarts: number; pauseMs?: number; heapFloorRising: boolean }
+
+/** A broker's status: its most severe firing alert, else warning for any abnormal measure, else ok. */
+function brokerStatus(broker: string, w: DigestWindow, alerts: AlertRecord[], m: BrokerMeasures): Pick<BrokerHealth, 'status' | 'statusReasons'> {
+  const mine = alerts.filter((a) => a.broker === broker)
+  const reasons: string[] = []
+  let status: BrokerHealth['status'] = 'ok'
+  const severityOf = (a: AlertRecord) => w.severityOf?.(a.ruleId) ?? 'warning'
+  for (const a of mine.sort((x, y) => severityRank(severityOf(y)) - severityRank(severityOf(x)) || x.ruleId.localeCompare(y.ruleId))) {
+    const severity = severityOf(a)
+    if (severityRank(severity) > severityRank(status)) status = severity as BrokerHealth['status']
+    const reason = `${severity} alert ${a.ruleId}`
+    if (!reasons.includes(reason)) reasons.push(reason)
+  }
+  const measures: string[] = []
+  if (m.underReplicated) measures.push('under-replicated')
+  if (m.restarts > 0) measures.push(`${m.restarts} restart${m.restarts === 1 ? '' : 's'}`)
+  if (m.pauseMs !== undefined) measures.push(`a ${formatValue(m.pauseMs, 'duration')} JVM pause`)
+  if (m.heapFloorRising) measures.push('heap floor rising')
+  if (measures.length && severityRank(status) < severityRank('warning')) status = 'warning'
+  return { status, statusReasons: [...reasons, ...measures] }
+}
+
+/** A heap-after-GC floor that rose by a fifth or more over the window: what the leak rule looks for. */
+export function heapFloorRising(slopePerHour: number | undefined, first: number | undefined, last: number | undefined): boolean {
+  return (slopePerHour ?? 0) > 0 && first !== undefined && last !== undefined && last > first * 1.2
+}
+
+/**
+ * Why the heap panel is empty, from what was read: a GC log that logs pauses but no heap sizes
+ * (safepoint-only or -Xlog:gc without heap decorations) is not "no GC log".
+ */
+function heapEmptyText(pauseSeries: ChartPanel['series']): string {
+  const withPauses = pauseSeries.filter((s) => s.points.length).map((s) => s.name.replace(/^b/, ''))
+  if (!withPauses.length) return 'no heap after GC samples: no GC log with heap sizes and no JMX heap gauge for these brokers'
+  return `GC log of broker ${withPauses.join(', ')} read: pauses only, no heap sizes; no JMX heap gauge scraped`
 }
 
 /** critical above warning above info, as the diagnosis ranks them. */

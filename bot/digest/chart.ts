@@ -16,7 +16,18 @@ export type ChartSeries = { name: string; points: ChartPoint[] }
  * One stacked panel: a signal's series for every broker, on one axis with its unit. `empty` says why
  * the panel may have no samples (which source is missing), written instead of invented axes.
  */
-export type ChartPanel = { title: string; dimension: Dimension; series: ChartSeries[]; empty?: string }
+export type ChartPanel = {
+  title: string
+  dimension: Dimension
+  series: ChartSeries[]
+  empty?: string
+  /**
+   * "events": each point is one occurrence (a pause), drawn as a stem from zero to its value, never
+   * joined to the next one; a line between two pauses minutes apart would draw a ramp that never was.
+   * Default "series": samples of a gauge, joined.
+   */
+  draw?: 'series' | 'events'
+}
 
 /**
  * The time a rule's alert was firing in the window, merged over the brokers it fired on, so a rule
@@ -26,6 +37,11 @@ export type AlertBand = { ruleId: string; severity: string; brokers: string[]; f
 
 /** Broker line colours, in legend order; the Okabe–Ito set, distinct for common colour blindness. */
 export const SERIES_COLOURS: readonly string[] = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#f0e442', '#000000']
+
+/** Dash patterns per broker, in legend order: the first solid, then patterns that stay apart when lines overlap. */
+const BROKER_DASHES: readonly number[][] = [[1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [10, 2], [1, 3], [12, 4, 2, 4]]
+/** Marker shapes per broker, in legend order. */
+const BROKER_SHAPES: readonly string[] = ['circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down', 'triangle-right', 'triangle-left']
 
 /** Band fill per severity: the colour says how bad before the label is read. */
 const SEVERITY_FILLS: Record<string, string> = { critical: '#d62728', warning: '#ff7f0e', info: '#7f7f7f' }
@@ -194,15 +210,24 @@ export function chartSpec(panels: ChartPanel[], bands: AlertBand[], opts: ChartO
     if (bandRows.length) {
       layers.push({ data: { values: bandRows }, mark: { type: 'rect', opacity: 0.12 }, encoding: { x2: { field: 'timeEnd' }, fill } })
     }
-    layers.push({
-      data: { values: values.map((v) => ({ broker: v.broker, at: v.at, time: wall(v.at), value: v.value / divisor })) },
-      // Dots mark the samples of a sparse line (a lone sample is otherwise invisible); a dense one is a line.
-      mark: { type: 'line', strokeWidth: 1.5, point: values.length <= SPARSE_POINTS * panel.series.length ? { size: 12 } : false },
-      encoding: {
-        y: { field: 'value', type: 'quantitative', title: null, scale: { zero: true } },
-        color: { field: 'broker', type: 'nominal', title: 'broker', scale: { domain: brokers, range: SERIES_COLOURS.slice(0, Math.max(1, brokers.length)) } },
-      },
-    })
+    const color = { field: 'broker', type: 'nominal', title: 'broker', scale: { domain: brokers, range: SERIES_COLOURS.slice(0, Math.max(1, brokers.length)) } }
+    // Brokers whose lines lie on top of each other stay apart by their dash or marker shape, not colour alone;
+    // the same field and title merge them into the one broker legend.
+    const dash = { field: 'broker', type: 'nominal', title: 'broker', scale: { domain: brokers, range: BROKER_DASHES.slice(0, Math.max(1, brokers.length)) } }
+    const shape = { field: 'broker', type: 'nominal', title: 'broker', scale: { domain: brokers, range: BROKER_SHAPES.slice(0, Math.max(1, brokers.length)) } }
+    const rowsOf = values.map((v) => ({ broker: v.broker, at: v.at, time: wall(v.at), value: v.value / divisor, zero: 0 }))
+    const y = { field: 'value', type: 'quantitative', title: null, scale: { zero: true } }
+    if (panel.draw === 'events') {
+      layers.push({ data: { values: rowsOf }, mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y, y2: { field: 'zero' }, color, strokeDash: dash } })
+      layers.push({ data: { values: rowsOf }, mark: { type: 'point', filled: true, size: 30 }, encoding: { y, color, shape } })
+    } else {
+      layers.push({
+        data: { values: rowsOf },
+        // Dots mark the samples of a sparse line (a lone sample is otherwise invisible); a dense one is a line.
+        mark: { type: 'line', strokeWidth: 1.5, point: values.length <= SPARSE_POINTS * panel.series.length ? { size: 12 } : false },
+        encoding: { y, color, strokeDash: dash },
+      })
+    }
     rows.push({ title: title(unit), width, height, encoding: { x }, layer: layers })
   }
   return {

@@ -4,6 +4,14 @@ import type { BotMessage, MessagePart } from '../message.js'
 import { escapeMrkdwn } from './block-kit.js'
 import { formatTime, formatWindow } from './time.js'
 
+/** A broker's status as Slack shows it: the colour of its worst alert, the same scale as alert messages. */
+const STATUS_ICONS: Record<DigestReport['brokers'][number]['status'], string> = {
+  critical: ':red_circle:',
+  warning: ':warning:',
+  info: ':information_source:',
+  ok: ':white_check_mark:',
+}
+
 /** The daily digest as a message: per-broker health, noisy groups, config smells, top diagnoses. */
 export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMessage {
   const parts: MessagePart[] = [
@@ -12,11 +20,8 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
   ]
   if (!r.brokers.length) parts.push({ kind: 'section', text: 'No broker reported any signal in this window: check that logs and metrics are being shipped.' })
   for (const b of r.brokers) {
-    const flags: string[] = []
-    if (b.underReplicatedMs > 0) flags.push('under-replicated')
-    if (b.restarts > 0) flags.push(`${b.restarts} restart${b.restarts === 1 ? '' : 's'}`)
-    if ((b.heapAfterGcSlopePerHour ?? 0) > 0 && b.heapAfterGcFirst !== undefined && b.heapAfterGcLast !== undefined && b.heapAfterGcLast > b.heapAfterGcFirst * 1.2) flags.push('heap floor rising')
-    const icon = flags.length ? ':warning:' : ':white_check_mark:'
+    const flags = b.statusReasons
+    const icon = STATUS_ICONS[b.status]
     const trend =
       b.heapAfterGcSlopePerHour === undefined
         ? '–'
@@ -59,7 +64,7 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
     parts.push({ kind: 'section', text: '*Top diagnoses*\nNone in this window.' })
   }
   parts.push({ kind: 'context', text: 'Chart (attached): heap after GC, longest JVM pause, under-replicated partitions and consumer group rebalances per broker, with the alerts that fired shaded.' })
-  const worst = r.brokers.filter((b) => b.underReplicatedMs > 0 || b.restarts > 0).map((b) => b.broker)
-  const text = `Kafka digest ${r.cluster}: ${r.brokers.length} brokers, ${worst.length ? `attention: broker ${worst.join(', ')}` : 'no broker under-replicated or restarted'}, ${r.topDiagnoses.length} diagnosis kinds, ${r.smells.length} config smells`
+  const worst = r.brokers.filter((b) => b.status !== 'ok').map((b) => b.broker)
+  const text = `Kafka digest ${r.cluster}: ${r.brokers.length} brokers, ${worst.length ? `attention: broker ${worst.join(', ')}` : 'no alert and nothing abnormal on any broker'}, ${r.topDiagnoses.length} diagnosis kinds, ${r.smells.length} config smells`
   return { text, parts, visibility: 'channel' }
 }

@@ -87,7 +87,8 @@ describe('cli/commands/console and cli/commands/digest', () => {
     const spec = JSON.parse(readFileSync(specFile, 'utf8'))
     expect(spec.$schema).toBe('https://vega.github.io/schema/vega-lite/v5.json')
     const pauses = spec.vconcat.find((row: { title: { text: string } }) => row.title.text.startsWith('longest JVM pause'))
-    const line = pauses.layer.find((l: { mark: { type: string } }) => l.mark.type === 'line')
+    // Pauses are events, drawn as stems (rule marks) from zero.
+    const line = pauses.layer.find((l: { mark: { type: string } }) => l.mark.type === 'rule')
     // seed-000's one broker paused 3.3 s at a safepoint (the digest's longest safepoint above).
     const peak = Math.max(...line.data.values.map((v: { value: number }) => v.value))
     expect(pauses.title.text).toBe('longest JVM pause: GC and safepoint (ms)')

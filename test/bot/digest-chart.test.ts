@@ -43,9 +43,9 @@ function panel(spec: Row, title: string): Row {
   return spec.vconcat.find((row: Row) => row.title.text.startsWith(title))
 }
 
-/** The layer that draws the broker lines. */
+/** The layer that draws the brokers' values: a line for a gauge, stems for events such as pauses. */
 function lineLayer(row: Row): Row {
-  return row.layer.find((l: Row) => l.mark.type === 'line')
+  return row.layer.find((l: Row) => l.mark.type === 'line' || l.mark.type === 'rule')
 }
 
 // Replaying an incident's alerts takes seconds, more on a loaded machine.
@@ -59,6 +59,29 @@ describe('bot/digest/chart: the Vega-Lite spec from recorded incidents', { timeo
       expect(line.encoding.color.scale.domain).toEqual(['b1', 'b2', 'b3'])
       expect(line.encoding.color.scale.range).toEqual(SERIES_COLOURS.slice(0, 3))
     }
+  })
+
+  // A pause is an event of a length, not a sample of a level: joining lab-stw's sparse pauses drew a
+  // 3.3 s pause as a ramp over minutes.
+  it('draws pauses as stems from zero, never joined into a line; gauges stay lines', async () => {
+    const spec = specOf(await digestOf(LAB_STW))
+    const pauses = panel(spec, 'longest JVM pause')
+    expect(pauses.layer.map((l: Row) => l.mark.type)).not.toContain('line')
+    const stems = pauses.layer.find((l: Row) => l.mark.type === 'rule')
+    expect(stems.encoding.y2).toEqual({ field: 'zero' })
+    expect(stems.data.values.every((v: Row) => v.zero === 0)).toBe(true)
+    expect(panel(spec, 'heap after GC').layer.map((l: Row) => l.mark.type)).toContain('line')
+    // Overlapping brokers stay apart by their dash, not colour alone.
+    expect(lineLayer(panel(spec, 'heap after GC')).encoding.strokeDash.scale.domain).toEqual(['b1', 'b2', 'b3'])
+  })
+
+  it("marks lab-stw's stalled broker by its critical alert and its pause, and the others by theirs", async () => {
+    const r = await digestOf(LAB_STW)
+    const b1 = r.brokers.find((b) => b.broker === '1')!
+    expect(b1.status).toBe('critical')
+    expect(b1.statusReasons).toEqual(expect.arrayContaining(['critical alert stw_pause_session_expiry']))
+    expect(b1.statusReasons.some((s) => /JVM pause/.test(s))).toBe(true)
+    for (const b of r.brokers) expect(b.status === 'ok', `broker ${b.broker}`).toBe(b.statusReasons.length === 0)
   })
 
   it("shows lab-stw's stall as broker 1's pause of about 9 s, in ms with the unit in its case", async () => {
