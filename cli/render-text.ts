@@ -37,7 +37,9 @@ export function renderDiagnosis(d: Diagnosis, opts: TextRenderOptions = {}): str
     out.push(`times unknown: ${t.signals} signal${t.signals === 1 ? '' : 's'} from ${t.files.join(', ')}, a log without timestamps; they are placed in file order (1 ms apart) at a stand-in time, so their times and gaps mean nothing.`)
     out.push('')
   }
-  if (d.causes.length === 0) out.push(d.unexplained?.length ? 'No rule matched; the log shows errors no rule explains (below).' : 'No rule matched.')
+  const ruled = d.causes.filter((c) => c.confidence !== 'baseline').length
+  if (ruled === 0 && d.causes.length) out.push('No rule matched; the most telling failure lines, explained by their failure class (baseline):')
+  else if (d.causes.length === 0) out.push(d.unexplained?.length ? 'No rule matched; the log shows errors no rule explains (below).' : 'No rule matched.')
   d.causes.forEach((c, i) => {
     if (!verbose && c.explainedBy?.length) out.push(`${i + 1}. ${paint.severity(c.severity)}  ${c.cause} ${paint.dim(`(a consequence of ${c.explainedBy.join(', ')})`)}`, '')
     else out.push(...renderCause(c, i + 1, multiDay, verbose, paint), '')
@@ -83,6 +85,7 @@ function renderCause(c: Cause, rank: number, multiDay: boolean, verbose: boolean
   const labels = Object.entries(c.labels).map(([k, v]) => `${k}=${v}`).join(' ')
   const explained = c.explainedBy?.length ? ` (a consequence of ${c.explainedBy.join(', ')})` : ''
   lines.push(`${rank}. ${paint.severity(c.severity)}  ${c.cause}${explained}`)
+  if (c.confidence === 'baseline') lines.push(paint.dim(`   confidence: baseline — no specific rule matched; ${c.baseline?.classTitle ?? c.ruleId} explained at class level`))
   if (!verbose) {
     const times = c.matches && c.matches > 1 ? `, matched ${c.matches} times` : ''
     lines.push(paint.dim(`   rule ${c.ruleId}${labels ? ` {${labels}}` : ''} · at ${stamp(c.matchedAt, multiDay)}${times}${c.explainsRules.length ? ` · explains ${c.explainsRules.join(', ')}` : ''}`))

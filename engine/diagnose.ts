@@ -1,6 +1,7 @@
 import type { Rule, Severity } from '../dsl/ast.js'
 import { observedSignalsOfRule } from '../dsl/signals-of-rule.js'
 import { summariseAbnormal } from './abnormal.js'
+import { baselineCauses } from './baseline.js'
 import { buildCause } from './cause.js'
 import { addConsequences } from './consequences.js'
 import { combineMatches } from './combine.js'
@@ -96,7 +97,10 @@ export function diagnoseData(rules: readonly Rule[], data: EvalData, window: Eva
   const ranked = causes.map((c) => c.cause).sort((a, b) => b.score - a.score || b.matchedAt - a.matchedAt || a.ruleId.localeCompare(b.ruleId))
   const shown = dropExplainedMisses(nearMisses, ranked)
   shown.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.ruleId.localeCompare(b.ruleId))
-  const unexplained = findUnexplained(data, window, explainedNames(causes.map((c) => c.rule)), priorTemplates)
+  const covered = explainedNames(causes.map((c) => c.rule))
+  const unexplained = findUnexplained(data, window, covered, priorTemplates)
+  // Failure lines no rule explains become class-level baseline causes, ranked below every rule.
+  const baselines = baselineCauses(data, window, covered)
   const timesUnknown = findTimesUnknown(data, window)
   return {
     cluster: data.cluster,
@@ -104,7 +108,7 @@ export function diagnoseData(rules: readonly Rule[], data: EvalData, window: Eva
     from: window.from,
     to: window.to,
     at: window.now,
-    causes: ranked,
+    causes: [...ranked, ...baselines],
     nearMisses: shown,
     abnormal: ranked.length ? [] : summariseAbnormal(data, window),
     signalsSeen,

@@ -54,6 +54,22 @@ export type Cause = {
   matches?: number
   /** Consequence evidence left out of the timeline to keep it readable. */
   consequencesOmitted?: number
+  /** 'baseline' when no rule made this cause: a failure line explained at class level (engine/baseline.ts). */
+  confidence?: 'baseline'
+  /** What a baseline rests on: the failure class, the telling line's template and its own stated reason. */
+  baseline?: BaselineBasis
+}
+
+/** The basis of a baseline cause, so renderers can say it is one and what it quotes. */
+export type BaselineBasis = {
+  failureClass: string
+  classTitle: string
+  /** Template id of the telling line. */
+  template: string
+  /** Failure lines of the class in the window. */
+  lines: number
+  /** The line's own reason, quoted, when it states one. */
+  statedCause?: string
 }
 
 /** The parts of a Cause's score: severity dominates, then corroboration, then recency. */

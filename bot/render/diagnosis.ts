@@ -26,10 +26,14 @@ const SEVERITY_ICON = { critical: ':red_circle:', warning: ':large_orange_circle
 export function renderDiagnosis(d: Diagnosis, opts: DiagnosisRenderOptions): BotMessage {
   const tz = opts.timeZone
   const parts: MessagePart[] = []
-  const top = d.causes[0]
+  // Baseline causes (no rule made them) never read as "likely causes": the headline still says no rule matched.
+  const ruled = d.causes.filter((c) => c.confidence !== 'baseline').length
+  const top = ruled ? d.causes[0] : undefined
+  const baseline = d.causes.find((c) => c.confidence === 'baseline')
+  const baselineNote = baseline?.baseline ? `; most telling failure: ${baseline.baseline.classTitle} (baseline)` : ''
   const headline = top
-    ? `Broker ${d.broker} (${d.cluster}): ${d.causes.length} likely cause${d.causes.length === 1 ? '' : 's'}`
-    : `Broker ${d.broker} (${d.cluster}): no rule matched${unexplainedNote(d)}`
+    ? `Broker ${d.broker} (${d.cluster}): ${ruled} likely cause${ruled === 1 ? '' : 's'}`
+    : `Broker ${d.broker} (${d.cluster}): no rule matched${unexplainedNote(d)}${baselineNote}`
   parts.push({ kind: 'header', text: headline })
   parts.push({ kind: 'context', text: `${formatWindow(d.from, d.to, tz)} · ${d.signalsSeen} signals looked at` })
   if (hasUnread(d.unread)) parts.push({ kind: 'section', text: `:warning: Not read: ${escapeMrkdwn(describeUnread(d.unread))}` })
@@ -79,7 +83,7 @@ export function renderDiagnosis(d: Diagnosis, opts: DiagnosisRenderOptions): Bot
 
   const text = top
     ? `Broker ${d.broker} (${d.cluster}): ${d.causes.map((c, i) => `${i + 1}. ${c.cause}`).join(' ')}`
-    : `Broker ${d.broker} (${d.cluster}): no rule matched in ${formatWindow(d.from, d.to, tz)}${unexplainedNote(d)}`
+    : `Broker ${d.broker} (${d.cluster}): no rule matched in ${formatWindow(d.from, d.to, tz)}${unexplainedNote(d)}${baseline ? ` — baseline: ${baseline.cause}` : ''}`
   return { text, parts, visibility: 'channel' }
 }
 
@@ -123,9 +127,13 @@ export function renderUnexplained(rows: readonly UnexplainedError[], omitted: nu
 export function renderCause(c: Cause, rank: number, opts: DiagnosisRenderOptions): MessagePart[] {
   const parts: MessagePart[] = []
   const labels = Object.entries(c.labels).map(([k, v]) => `${k}=${v}`).join(' ')
+  const what =
+    c.confidence === 'baseline'
+      ? `confidence: _baseline_ (no specific rule matched; explained at the level of its failure class) · ${c.matches ?? 1} failure line${c.matches === 1 ? '' : 's'}`
+      : `rule \`${escapeMrkdwn(c.ruleName ?? c.ruleId)}\`${labels ? ` · ${escapeMrkdwn(labels)}` : ''} · ${c.corroboration} corroborating signal${c.corroboration === 1 ? '' : 's'}`
   parts.push({
     kind: 'section',
-    text: `${SEVERITY_ICON[c.severity]} *${rank}. ${escapeMrkdwn(c.cause)}*\n${c.severity} · rule \`${escapeMrkdwn(c.ruleName ?? c.ruleId)}\`${labels ? ` · ${escapeMrkdwn(labels)}` : ''} · ${c.corroboration} corroborating signal${c.corroboration === 1 ? '' : 's'} · matched ${formatTime(c.matchedAt, opts.timeZone, true)}`,
+    text: `${SEVERITY_ICON[c.severity]} *${rank}. ${escapeMrkdwn(c.cause)}*\n${c.severity} · ${what} · matched ${formatTime(c.matchedAt, opts.timeZone, true)}`,
   })
   if (c.evidence.length) parts.push({ kind: 'section', text: renderTimeline(c.evidence, opts, c.matchedAt) })
   if (c.advise) parts.push({ kind: 'section', text: `:bulb: ${escapeMrkdwn(c.advise)}` })
@@ -147,7 +155,8 @@ export function renderCause(c: Cause, rank: number, opts: DiagnosisRenderOptions
 /** Buttons for a cause: show the rule, silence it for an hour, and each suggested command. */
 export function causeButtons(c: Cause, fingerprint?: string): Button[] {
   const buttons: Button[] = [
-    { kind: 'button', label: 'Show rule', action: 'kafka_show_rule', value: c.ruleId },
+    // A baseline has no rule to show.
+    ...(c.confidence === 'baseline' ? [] : [{ kind: 'button', label: 'Show rule', action: 'kafka_show_rule', value: c.ruleId } as const]),
     { kind: 'button', label: 'Silence 1h', action: 'kafka_silence_1h', value: JSON.stringify({ matcher: fingerprint ?? c.ruleId }) },
   ]
   for (const cmd of c.run.slice(0, 3)) buttons.push({ kind: 'button', label: `Run: ${cmd}`, action: 'kafka_run', value: cmd, style: 'primary' })

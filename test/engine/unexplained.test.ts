@@ -51,7 +51,9 @@ async function whyOf(ruleText: string, signals: Signal[], window = { from: Date.
 describe('engine/unexplained', () => {
   it('lists an error no rule explains, with its count, times, example line and root cause', async () => {
     const d = await whyOf(NOTHING_RULE, parsed(SEED_001))
-    expect(d.causes).toEqual([])
+    // No rule matched: the only cause is the class-level baseline made from the same line.
+    expect(d.causes.map((c) => [c.ruleId, c.confidence])).toEqual([['baseline.memory', 'baseline']])
+    expect(d.causes[0].cause).toContain('java.lang.OutOfMemoryError: Map failed')
     expect(d.unexplained).toHaveLength(1)
     expect(d.unexplained![0]).toMatchObject({
       severity: 'error',
@@ -171,9 +173,11 @@ describe('engine/unexplained', () => {
     // Slack: broker text is data; mentions and markup in it must not render, and the section fits.
     const hostile = { ...d.unexplained![0], example: `${'<!channel> & <@U123> '.repeat(20)}\n${'x'.repeat(4000)}`, rootCause: '<https://evil.example|click>' }
     const rows = Array.from({ length: 10 }, (_, i) => ({ ...hostile, template: `t${i}` }))
-    expect(renderSlack(d, { timeZone: 'UTC' }).text).toMatch(/no rule matched in .*; 2 unexplained error templates$/)
+    expect(text).toContain('No rule matched; the most telling failure lines, explained by their failure class (baseline):')
+    expect(text.indexOf('confidence: baseline')).toBeLessThan(text.indexOf('Unexplained errors'))
+    expect(renderSlack(d, { timeZone: 'UTC' }).text).toMatch(/no rule matched in .*; 2 unexplained error templates — baseline: Replication: the log says why — "\[ReplicaFetcher .*Exiting because log truncation is not allowed/)
     const msg = renderSlack({ ...d, unexplained: rows, unexplainedOmitted: 5 }, { timeZone: 'UTC' })
-    expect(msg.parts[0]).toEqual({ kind: 'header', text: 'Broker 1 (c): no rule matched; 15 unexplained error templates' })
+    expect(msg.parts[0]).toEqual({ kind: 'header', text: 'Broker 1 (c): no rule matched; 15 unexplained error templates; most telling failure: replication (baseline)' })
     const section = msg.parts.find((p) => p.kind === 'section' && p.text.startsWith('*Unexplained errors*')) as { text: string } | undefined
     expect(section).toBeDefined()
     expect(section!.text.length).toBeLessThanOrEqual(3000)
