@@ -152,7 +152,7 @@ function toCause(best: Candidate, list: Candidate[], window: EvalWindow): Cause 
     ruleName: `baseline: ${info.title}`,
     severity: severityOf(best),
     cause,
-    advise: `Check next: ${info.next}.`,
+    advise: `Next: ${info.next}.`,
     run: [],
     labels,
     firstAt,

@@ -97,6 +97,20 @@ describe('engine/failure-class', () => {
     expect(statedCause({ message: 'Exiting Kafka due to fatal exception', rootCause: line.replace(/^Caused by: /, '') })).toBe(line.replace(/^Caused by: /, ''))
   })
 
+  // Client lines verbatim from the public reports named on each row (as in test/adapters/logs/client-matchers.test.ts);
+  // the logger is what the client's layout names: librdkafka's facility, kafkajs's namespace, the Java class.
+  it.each([
+    ['getsentry/self-hosted#633', 'FAIL', 'kafka:9092/bootstrap: Connect to ipv4#172.19.0.10:9092 failed: Connection refused', 'network', true],
+    ['confluentinc/librdkafka#2758', 'ERROR', 'ssl://localhost:9092/bootstrap: SSL handshake failed: ssl\\statem\\statem_clnt.c:1915: error:1416F086:SSL routines:tls_process_server_certificate:certificate verify failed:  (after 6ms in state CONNECT)', 'security', true],
+    ['SahilKang/cl-rdkafka#57', 'MAXPOLL', 'Application maximum poll interval (300000ms) exceeded by 226ms (adjust max.poll.interval.ms for long-running message processing): leaving group', 'group', true],
+    ['IBM/sarama#2215', 'client/metadata', 'client/metadata got error from broker 2 while fetching metadata: write tcp 172.31.32.204:60914->2.48.2.252:9093: write: broken pipe', 'client_request', false],
+    ['tomasAlabes/graphql-kafkajs-subscriptions#13', 'Connection', '[Connection] Connection error: connect ECONNREFUSED 127.0.0.1:9092', 'network', false],
+    ['shotover/shotover-proxy#1687', 'org.apache.kafka.clients.consumer.internals.ConsumerCoordinator', '[Consumer clientId=consumer-my-group-1, groupId=my-group] Offset commit failed on partition test-2 at offset 0: This is not the correct coordinator.', 'group', false],
+  ])('reads a client line by its component (%s)', (_source, logger, message, cls, stated) => {
+    expect(classifyFailure({ level: 'ERROR', logger, message })?.failureClass).toBe(cls)
+    expect(statedCause({ message }) !== undefined).toBe(stated)
+  })
+
   it('quotes only what states a reason: a bare failure or a generic I/O error does not', () => {
     expect(statedCause({ message: 'Exiting Kafka due to fatal exception' })).toBeUndefined()
     // lab-rolling-restart, kafka.controller.RequestSendThread's root cause
@@ -133,7 +147,7 @@ describe('engine/baseline', () => {
     expect(bare.causes[0]).toMatchObject({ ruleId: 'baseline.configuration', confidence: 'baseline', severity: 'warning' })
     expect(bare.causes[0].cause).toContain("The Cluster ID mtrImbVDTm-jUIEpt8-jZQ doesn't match stored clusterId")
     expect(bare.causes[0].baseline?.statedCause).toMatch(/^kafka\.common\.InconsistentClusterIdException: /)
-    expect(bare.causes[0].advise).toMatch(/^Check next: .*meta\.properties/)
+    expect(bare.causes[0].advise).toMatch(/^Next: .*meta\.properties/)
     expect(bare.causes[0].evidence.length).toBeGreaterThan(0)
     expect(bare.unexplained?.length).toBeGreaterThan(0)
     const full = await diagnoseCase(dir, '0', ['rules/'])
