@@ -43,6 +43,8 @@ export const GOTCHA_IDS = [
   'zk-server-behind-clients',
   'log-dir-locked',
   'log-dir-foreign-entry',
+  'producer-metadata-timeout',
+  'zk-snapshot-missing',
   'zk-four-letter-word-not-allowed',
 ] as const
 
@@ -355,5 +357,26 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     formats: KAFKA_CLIENT,
     re: /Refusing session request for client \/?(\S+) as it has seen zxid (0x[0-9a-fA-F]+) our last zxid is (0x[0-9a-fA-F]+)/,
     build: (m) => mistake('zk-server-behind-clients', `${m[2]} > ${m[3]}`, m[1]),
+  },
+  // G26. clients 2.2-4.x KafkaProducer.waitOnMetadata TimeoutException "Topic orders not present in metadata after 60000
+  //      ms." (0.9-2.1 "Failed to update metadata after 60000 ms."): send() waited max.block.ms for the topic's metadata
+  //      and got none: the topic does not exist and is not auto-created, no broker answers, or the client may not
+  //      see it.
+  {
+    literals: ['not present in metadata after', 'Failed to update metadata after'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Topic (\S+) not present in metadata after (\d+) ms|Failed to update metadata after (\d+) ms/,
+    build: (m) => mistake('producer-metadata-timeout', m[2] ?? m[3], m[1]),
+  },
+  // G27. ZooKeeper 3.5-3.9 FileTxnSnapLog.restore "No snapshot found, but there are log entries. Something is broken!"
+  //      (IOException at start-up): a dataDir written by 3.4 without a snapshot, read by 3.5+ (ZOOKEEPER-3056;
+  //      snapshot.trust.empty=true is the documented escape), or a snapshot deleted by hand.
+  {
+    literals: ['No snapshot found, but there are log entries'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /No snapshot found, but there are log entries/,
+    build: () => mistake('zk-snapshot-missing'),
   },
 ]

@@ -117,6 +117,21 @@ const rows: Row[] = [
     '[2025-05-14 11:51:14,700] WARN [Consumer clientId=console-consumer, groupId=mygroup] The metadata response from the cluster reported a recoverable issue with correlation id 2 : {Topic25=TOPIC_AUTHORIZATION_FAILED} (org.apache.kafka.clients.NetworkClient)',
     { id: 'metadata-topic-error', detail: 'TOPIC_AUTHORIZATION_FAILED', subject: 'Topic25' },
   ],
+  [
+    'confluentinc/ksql#3653: clients 2.x KafkaProducer metadata wait, joined to the record above it',
+    '[2019-10-23 03:58:58,952] INFO AvroDataConfig values:\n' +
+      '        schemas.cache.config = 1\n' +
+      " (io.confluent.connect.avro.AvroDataConfig:179)\n" +
+      "Error when sending message to topic: 'pageviews', with key: '1', and value: '[ 1571817539097 | 'User_2' | 'Page_81' ]'\n" +
+      'org.apache.kafka.common.errors.TimeoutException: Topic pageviews not present in metadata after 60000 ms.',
+    { id: 'producer-metadata-timeout', detail: '60000', subject: 'pageviews' },
+  ],
+  [
+    'OpenBMP/obmp-docker#13: ZooKeeper 3.5 FileTxnSnapLog without a snapshot',
+    '[2022-03-30 19:46:14,859] ERROR Unexpected exception, exiting abnormally (org.apache.zookeeper.server.ZooKeeperServerMain)\n' +
+      'java.io.IOException: No snapshot found, but there are log entries. Something is broken!',
+    { id: 'zk-snapshot-missing' },
+  ],
 ]
 
 describe('gotcha matchers on published lines', () => {
