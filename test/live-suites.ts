@@ -1,12 +1,13 @@
 /**
  * The test files that start a real Kafka broker (lab/cluster.ts through lab/kafka-runtime.ts: Java, and
- * Apache Kafka's jars fetched from Maven Central by lab/fetch-kafka.sh). `npm test` leaves them out so
- * it runs in minutes with Redis alone; `npm run test:live` runs exactly these. Each names what it needs
- * beyond Java and the jars.
+ * Apache Kafka's jars fetched from Maven Central by lab/fetch-kafka.sh), or install the packed tarball
+ * from the npm registry. `npm test` leaves them out so it runs in minutes with Redis alone;
+ * `npm run test:live` runs exactly these. Each names what it needs.
  */
 export const LIVE_SUITES: Record<string, string> = {
   'test/adapters/admin/kafka-admin.test.ts': 'a 1-broker cluster',
   'test/bot/admin.test.ts': 'a 1-broker cluster',
+  'test/deploy/npm-pack.test.ts': 'the npm registry (or its cache) to install the packed tarball into an empty prefix',
   'test/lab/cluster-keep.test.ts': 'a 1-broker cluster kept after the CLI exits',
   'test/lab/cluster.test.ts': 'ZooKeeper and KRaft clusters',
   'test/lab/live-slack.test.ts': 'a 3-broker cluster, Redis and a Slack stand-in',

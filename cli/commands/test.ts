@@ -4,6 +4,7 @@ import { renderFindings } from '../annotations/render.js'
 import { toJUnit } from '../rule-test/junit.js'
 import { renderReport } from '../rule-test/report.js'
 import { checkTestPaths, runRuleTests } from '../rule-test/run-tests.js'
+import { DEFAULT_RULES_PATH, resolveRulesPath } from '../../rule-files/load-rules.js'
 import { checkRulePaths } from '../rule-paths.js'
 import type { TEST_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
@@ -21,7 +22,8 @@ export const run = (argv: string[]): Promise<number> => runCommand('test', argv)
 /** The subcommand: runs the tests, prints the report, writes JUnit, returns the exit code. */
 export async function execute({ args: paths, options }: CommandInput<typeof TEST_OPTIONS>): Promise<number> {
   const { rules, junit, verbose, format } = options
-  const testPaths = paths.length ? paths : ['rules/']
+  // No path: ./rules when the working directory has one, else the rule pack shipped with the package.
+  const testPaths = paths.length ? paths : [resolveRulesPath(DEFAULT_RULES_PATH)]
   await checkRulePaths(rules, '--rules')
   await checkTestPaths(testPaths)
   const result = await runRuleTests({ paths: testPaths, rules })

@@ -38,7 +38,7 @@ const envFor = () => {
 describe('store-backed commands on a Redis Cluster (REDIS_CLUSTER_NODES)', () => {
   it('why writes a recorded incident into the cluster and a later why reads it back', async () => {
     const env = envFor()
-    const r = await kafkaWhy(['why', '1', '--replay', SEED_000, '--json'], env)
+    const r = await kafkaWhy(['why', '1', '--replay', SEED_000, '--json', '--store'], env)
     expect(r.code, r.stderr).toBe(0)
     expect(JSON.parse(r.stdout).causes[0].ruleId).toBe('stw_pause_session_expiry')
     const again = await kafkaWhy(['why', '1', '--at', '2018-08-14T02:17:00Z', '--since', '10m', '--json'], env)

@@ -32,7 +32,7 @@ describe('store on a Redis Cluster over TLS (rediss:// in REDIS_CLUSTER_NODES)',
   it('why writes and reads the incident over TLS when the CA is trusted, and says why in one line when it is not', async () => {
     const seeds = cluster.tlsNodesEnv!.split(',').slice(0, 2).join(',')
     const env = { REDIS_CLUSTER_NODES: seeds, KAFKA_WHY_REDIS_PREFIX: `kafka-why-test:${randomUUID()}:` }
-    const trusted = await kafkaWhy(['why', '1', '--replay', SEED_000, '--json'], { ...env, NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.crt') })
+    const trusted = await kafkaWhy(['why', '1', '--replay', SEED_000, '--json', '--store'], { ...env, NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.crt') })
     expect(trusted.code, trusted.stderr).toBe(0)
     expect(JSON.parse(trusted.stdout).causes[0].ruleId).toBe('stw_pause_session_expiry')
     const again = await kafkaWhy(['why', '1', '--at', '2018-08-14T02:17:00Z', '--since', '10m', '--json'], { ...env, NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.crt') })

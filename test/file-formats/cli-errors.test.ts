@@ -30,7 +30,7 @@ describe('file format errors on the command line', () => {
     await writeFile(file, 'tests:\n  - name: x\n    series: ["isr.shrink{broker=\\"1\\"}: 1"]\n    absent:\n      - { rule: r, severity: fatal }\n')
     const r = await kafkaWhy(['test', file])
     expect(r.code).toBe(1)
-    expect(r.stdout + r.stderr).toContain(`${path.relative(process.cwd(), file)}:5:30: tests[0].absent[0].severity: \`severity:\` is info, warning or critical`)
+    expect(r.stdout + r.stderr).toContain(`${file}:5:30: tests[0].absent[0].severity: \`severity:\` is info, warning or critical`)
   }, 120_000)
 
   it('why --replay names the bad field of an incident.yaml with line and column', async () => {
