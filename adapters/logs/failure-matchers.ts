@@ -1,3 +1,4 @@
+import { CLIENT_MATCHERS } from './client-matchers.js'
 import type { Draft, Matcher } from './matchers.js'
 import type { LogFormat } from './types.js'
 
@@ -539,4 +540,7 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
       return i < 0 ? undefined : { name: 'log.signature', labels: { id: SIGNATURES[i].id } }
     },
   },
+  // C1-C12. What clients of every library log when a broker connection, request, group or producer fails
+  //     (client-matchers.ts).
+  ...CLIENT_MATCHERS,
 ]
