@@ -1,6 +1,7 @@
 import cron from 'node-cron'
 import { z } from 'zod'
 import { lookupSignal } from '../signals/catalogue.js'
+import { checkCron } from './cron-check.js'
 import { brokerId, closedObject, hostPort, interval, intervalOrZero } from './shapes.js'
 
 /**
@@ -229,7 +230,12 @@ export const kafkaWhyConfigSchema = closedObject(
     digest: closedObject({
       schedule: z
         .string({ error: 'expected a cron expression (e.g. "0 9 * * *")' })
-        .refine((s) => cron.validate(s), { error: (iss) => `'${String(iss.input)}' is not a cron expression (e.g. "0 9 * * *")` })
+        .superRefine((s, ctx) => {
+          // The bounded check first: node-cron expands ranges into arrays (`0-998038269` killed Node).
+          const problem = checkCron(s)
+          if (problem) ctx.addIssue({ code: 'custom', input: s, message: `'${s.slice(0, 60)}' is not a cron expression: ${problem} (e.g. "0 9 * * *")` })
+          else if (!cron.validate(s)) ctx.addIssue({ code: 'custom', input: s, message: `'${s}' is not a cron expression (e.g. "0 9 * * *")` })
+        })
         .default('0 9 * * *')
         .describe('cron, in time_zone'),
       enabled: z.boolean({ error: 'expected true or false' }).default(true),

@@ -1,4 +1,4 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml'
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Node } from 'yaml'
 import type { z } from 'zod'
 
 /**
@@ -6,6 +6,12 @@ import type { z } from 'zod'
  * and CI annotations read: `file:line:col: path.to.field: message`. One function for every format, so
  * kafka-why.yaml, incident.yaml and rule-test files report problems the same way.
  */
+
+/**
+ * How far aliases may expand (the yaml library's maxAliasCount): a real config repeats a block a
+ * few times; a "billion laughs" document of a few hundred bytes would otherwise expand to millions.
+ */
+export const MAX_ALIAS_COUNT = 100
 
 /** A key path into a document, as zod reports it (`['live', 'clusters', 'prod', 'logs', 0]`). */
 export type FieldPath = readonly PropertyKey[]
@@ -77,7 +83,23 @@ export function validateYaml<S extends z.ZodType>(text: string, file: string, sc
     })
     return { ok: false, problems, locate }
   }
-  const raw = doc.contents === null ? emptyAs : doc.toJS({ maxAliasCount: 100 })
+  let raw: unknown
+  try {
+    raw = doc.contents === null ? emptyAs : doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
+  } catch (err) {
+    // The yaml library refuses an alias expanding past the count with a ReferenceError ("Excessive
+    // alias count…"): a "billion laughs" document. It is the file's problem, told where the first
+    // alias is, never a thrown error a command would print as a stack trace.
+    if (!(err instanceof ReferenceError)) throw err
+    let first: { line: number; col: number } = { line: 1, col: 1 }
+    visit(doc, {
+      Alias(_, node) {
+        if (node.range) first = pos(node.range[0])
+        return visit.BREAK
+      },
+    })
+    return { ok: false, problems: [{ file, ...first, path: '', message: `too many YAML aliases: an alias may expand to at most ${MAX_ALIAS_COUNT} nodes (${err.message.split('\n')[0]})` }], locate }
+  }
   const result = schema.safeParse(raw, { reportInput: true })
   if (result.success) return { ok: true, data: result.data, locate }
   const problems: FileProblem[] = []

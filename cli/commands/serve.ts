@@ -32,11 +32,11 @@ export async function execute({ options: args }: CommandInput<typeof SERVE_OPTIO
     config = parseLiveConfig(text, file)
     if (args.listen) config = { ...config, listen: parseListen(args.listen) }
   } catch (err) {
-    if (err instanceof LiveConfigError) {
-      console.error(redactText(`kafka-why serve: ${err.message}`))
-      return 2
-    }
-    throw err
+    // A config problem is told as file:line:col lines; anything else reading it is still one line,
+    // never a stack trace.
+    const message = err instanceof LiveConfigError ? err.message : `${file}:1:1: cannot read the configuration: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`
+    console.error(redactText(`kafka-why serve: ${message}`))
+    return 2
   }
 
   const log = createLogger({ ...logSettings, bindings: { cmd: 'serve' } })

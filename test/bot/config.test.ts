@@ -83,7 +83,7 @@ describe('bot/config', () => {
       "bot.yaml:3:15: clusters.prod.brokers[0]: 'kafka-1' is not host:port",
       "bot.yaml:4:14: clusters.prod.channel: 'general' is not a Slack channel id like C0123ABCD",
       'bot.yaml:5:5: clusters.prod.colour: unknown key (known: brokers, channel)',
-      'bot.yaml:6:21: digest.schedule: \'every morning\' is not a cron expression (e.g. "0 9 * * *")',
+      'bot.yaml:6:21: digest.schedule: \'every morning\' is not a cron expression: expected 5 or 6 fields (minute hour day-of-month month day-of-week, optionally seconds first), found 2 (e.g. "0 9 * * *")',
     ])
   })
 
