@@ -279,7 +279,11 @@ export async function main(argv: string[]): Promise<number> {
   const started = Date.now()
   const clients = clientTables(mapOnly, repoDir, log)
   if (clientsOnly) {
-    log(`client tables written; ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    // The coverage page keeps its Kafka and ZooKeeper rows; only its clients section is rewritten.
+    const doc = readFileSync(COVERAGE_DOC, 'utf8')
+    const at = doc.indexOf('\n## Clients\n')
+    writeFileSync(COVERAGE_DOC, (at >= 0 ? doc.slice(0, at) : doc.replace(/\n+$/, '\n')) + clientCoverage(clients))
+    log(`client tables and the clients section of docs/wording-coverage.md written; ${((Date.now() - started) / 1000).toFixed(1)} s`)
     return 0
   }
   const parts: { product: Product; versions: string[]; entries: (Omit<WordingEntry, 'signal'> & { prefix: string })[]; m: Mapping }[] = []

@@ -116,7 +116,7 @@ describe('look-alikes stay quiet', () => {
     ['danielqsj/kafka_exporter#83: the retry after a failure', '[sarama] 2018/11/20 09:43:29 client/brokers resurrecting 1 dead seed brokers', 'client/brokers resurrecting 1 dead seed brokers'],
     ['ballerina-platform/ballerina-library#8911: coordinator found', 'INFO: [Consumer clientId=consumer-order-group-id-1, groupId=order-group-id] Discovered group coordinator localhost:9092 (id: 2147483646 rack: null)', '[Consumer clientId=consumer-order-group-id-1, groupId=order-group-id] Discovered group coordinator localhost:9092 (id: 2147483646 rack: null)'],
     ['tulios/kafkajs#1361: a member joined', '{"duration":33,"groupId":"consumer-group-id","groupProtocol":"RoundRobinAssigner","isLeader":true,"level":"INFO","message":"[ConsumerGroup] Consumer has joined the group","timestamp":"2022-05-16T12:22:16.517Z"}}', '[ConsumerGroup] Consumer has joined the group'],
-    ['confluentinc/librdkafka#1771: 0/1 brokers down is recovery', '1433288006.756 RDKAFKA-3-ERROR: rdkafka#producer-0: 0/1 brokers are down', '0/1 brokers are down'],
+    ['confluentinc/librdkafka#299: 0/1 brokers down is recovery', '1433288006.756 RDKAFKA-3-ERROR: rdkafka#producer-0: 0/1 brokers are down', '0/1 brokers are down'],
   ]
   for (const [source, line, message] of quiet) {
     it(source, () => expect(run({ line, message }).map((d) => d.name)).toEqual([]))
