@@ -45,6 +45,9 @@ export const GOTCHA_IDS = [
   'log-dir-foreign-entry',
   'producer-metadata-timeout',
   'zk-snapshot-missing',
+  'zk-connect-timeout',
+  'protocol-version-unknown',
+  'message-format-without-headers',
   'zk-four-letter-word-not-allowed',
 ] as const
 
@@ -378,5 +381,35 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     formats: KAFKA_CLIENT,
     re: /No snapshot found, but there are log entries/,
     build: () => mistake('zk-snapshot-missing'),
+  },
+  // G28. Kafka 2.0-3.x ZooKeeperClient ZooKeeperClientTimeoutException "Timed out waiting for connection while in state:
+  //      CONNECTING" (zookeeper.connection.timeout.ms passed without a session): at start-up the broker (or a
+  //      --zookeeper tool) never reached ZooKeeper.
+  {
+    literals: ['Timed out waiting for connection while in state: '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /ZooKeeperClientTimeoutException: Timed out waiting for connection while in state: (\w+)/,
+    build: (m) => mistake('zk-connect-timeout', m[1]),
+  },
+  // G29. Kafka 1.0-2.x ApiVersion "Version `2.1` is not a valid version"; 3.x-4.x MetadataVersion "Version 3.9-IV9 is not a
+  //      valid version": inter.broker.protocol.version / log.message.format.version (or a metadata version) names a
+  //      release these binaries do not know, usually newer than they are (a version bumped before the upgrade).
+  {
+    literals: ['is not a valid version'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /IllegalArgumentException: Version `?([^`\s]+)`? is not a valid version/,
+    build: (m) => mistake('protocol-version-unknown', m[1]),
+  },
+  // G30. clients 0.11-4.x MemoryRecordsBuilder "Magic v0 does not support record headers" (or v1), thrown on the broker
+  //      while it converts a produce batch down to the topic's message format: the topic (or log.message.format.version)
+  //      is below 0.11 (KIP-82) and a producer sends headers.
+  {
+    literals: ['does not support record headers'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Magic v(\d) does not support record headers/,
+    build: (m, r) => mistake('message-format-without-headers', `v${m[1]}`, /on partition (\S+)/.exec(r.header.message)?.[1]),
   },
 ]

@@ -132,6 +132,26 @@ const rows: Row[] = [
       'java.io.IOException: No snapshot found, but there are log entries. Something is broken!',
     { id: 'zk-snapshot-missing' },
   ],
+  [
+    'confluentinc/cp-ansible#1765: Kafka 3.x ZooKeeperClient timeout behind a journald prefix',
+    'Aug 05 17:28:43 kafka-1 kafka-server-start[105343]: [2024-08-05 17:28:43,538] ERROR Exiting Kafka due to fatal exception during startup. (kafka.Kafka$)\n' +
+      'Aug 05 17:28:43 kafka-1 kafka-server-start[105343]: kafka.zookeeper.ZooKeeperClientTimeoutException: Timed out waiting for connection while in state: CONNECTING\n' +
+      'Aug 05 17:28:43 kafka-1 kafka-server-start[105343]:         at kafka.zookeeper.ZooKeeperClient.$anonfun$waitUntilConnected$3(ZooKeeperClient.scala:258)',
+    { id: 'zk-connect-timeout', detail: 'CONNECTING' },
+  ],
+  [
+    'strimzi/strimzi-kafka-operator#1216: Kafka 2.0 ApiVersion refusing a newer version string',
+    '2019-01-10 12:55:07,924 ERROR Exiting Kafka due to fatal exception (kafka.Kafka$) [main]\n' +
+      'java.lang.IllegalArgumentException: Version `2.1` is not a valid version\n' +
+      '\tat kafka.api.ApiVersion$.$anonfun$apply$1(ApiVersion.scala:91)',
+    { id: 'protocol-version-unknown', detail: '2.1' },
+  ],
+  [
+    'getsentry/sentry#19337: MemoryRecordsBuilder converting a batch with headers down to v0',
+    '[2020-06-12 18:54:16,760] ERROR [ReplicaManager broker=1] Error processing append operation on partition events-0 (kafka.server.ReplicaManager)\n' +
+      'java.lang.IllegalArgumentException: Magic v0 does not support record headers',
+    { id: 'message-format-without-headers', detail: 'v0', subject: 'events-0' },
+  ],
 ]
 
 describe('gotcha matchers on published lines', () => {
