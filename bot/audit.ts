@@ -1,5 +1,6 @@
 import type { AuditRecord } from '../engine/store/store.js'
 import type { BotContext } from './context.js'
+import { UserError } from './errors.js'
 import { escapeMrkdwn } from './render/block-kit.js'
 
 /**
@@ -7,6 +8,20 @@ import { escapeMrkdwn } from './render/block-kit.js'
  * audit stream and, when `audit_channel` is set, to that channel, so a reviewer sees who did what
  * without reading logs.
  */
+/**
+ * The audit record of a change, written *before* the change: when the store refuses it, the change
+ * is not made and the user is told exactly that (`nothing` names what did not happen), so there is
+ * never an effect without its record, nor a reply claiming no effect after one.
+ */
+export async function auditFirst(ctx: BotContext, r: Omit<AuditRecord, 'at'>, nothing: string): Promise<void> {
+  try {
+    await audit(ctx, r)
+  } catch (err) {
+    ctx.log.error(`audit record of ${r.action} ${r.target} not written; ${nothing}`, err)
+    throw new UserError(`The audit trail could not be written, so ${nothing}. Try again in a moment; if it keeps failing, tell the bot's operator.`)
+  }
+}
+
 export async function audit(ctx: BotContext, r: Omit<AuditRecord, 'at'>): Promise<void> {
   const record: AuditRecord = { at: ctx.now(), ...r }
   await ctx.store.appendAudit(record)

@@ -3,7 +3,7 @@ import { describe } from './commands/describe.js'
 import { digest } from './commands/digest.js'
 import { help } from './commands/help.js'
 import { explain, rules } from './commands/rules.js'
-import { silence } from './commands/silence.js'
+import { silence, unsilence } from './commands/silence.js'
 import { status } from './commands/status.js'
 import { why } from './commands/why.js'
 import type { BotContext, CommandRequest } from './context.js'
@@ -39,6 +39,8 @@ export async function runCommand(ctx: BotContext, req: CommandRequest): Promise<
         return await config(ctx, req, cmd)
       case 'silence':
         return await silence(ctx, req, cmd)
+      case 'unsilence':
+        return await unsilence(ctx, req, cmd)
     }
   } catch (err) {
     return errorMessage(err, ctx)

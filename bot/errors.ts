@@ -22,5 +22,5 @@ export function userFacingError(err: unknown, log: ErrorLog): { text: string; id
   const id = `E-${randomBytes(4).toString('hex')}`
   // A structured log carries the id as a field too; a plain one (the console) prints it in the line.
   childLog(log, { errorId: id }).error(`[${id}]`, err)
-  return { id, text: `Something went wrong on our side (error id ${id}). Quote this id to the bot's operator; nothing was changed.` }
+  return { id, text: `Something went wrong on our side (error id ${id}). Quote this id to the bot's operator.` }
 }

@@ -23,6 +23,7 @@ export type Command =
   | { verb: 'describe'; kind: TargetKind; cluster?: string; name: string }
   | { verb: 'config'; kind: 'topic' | 'broker'; cluster?: string; name: string; change?: ConfigChange }
   | { verb: 'silence'; matcher: string; durationMs: number }
+  | { verb: 'unsilence'; matcher: string }
 
 /** The command names, for usage lines and did-you-mean. */
 export type Verb = Command['verb']
@@ -37,6 +38,7 @@ export const USAGE: Record<Verb, string> = {
   describe: 'describe topic|group|broker <name>   partitions, members or a broker from the admin API',
   config: 'config topic|broker <name> [set key=value | reset key]   show or change configuration',
   silence: 'silence <rule|fingerprint> <duration>   mute an alert, e.g. `silence stw_pause 2h`',
+  unsilence: 'unsilence <rule|fingerprint>  lift a silence before it expires, e.g. `unsilence stw_pause`',
   help: 'help [command]                this list',
 }
 
@@ -129,6 +131,11 @@ export function parseCommand(raw: string): Command {
       const durationMs = parseDuration(args[1], 'silence')
       if (durationMs > 30 * UNIT_MS.d) throw usageError('silence', 'a silence lasts at most 30d')
       return { verb: 'silence', matcher: args[0], durationMs }
+    }
+    case 'unsilence': {
+      arity('unsilence', args, 1, 1)
+      if (!RULE.test(args[0])) throw usageError('unsilence', `'${args[0]}' is not a rule name or fingerprint`)
+      return { verb: 'unsilence', matcher: args[0] }
     }
     default: {
       const guess = closest(verb, Object.keys(USAGE))

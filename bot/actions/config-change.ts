@@ -1,5 +1,5 @@
 import type { PendingChange, PendingChangeState } from '../../engine/store/store.js'
-import { audit } from '../audit.js'
+import { audit, auditFirst } from '../audit.js'
 import { changePrompt, PENDING_CHANGE_KEEP_MS } from '../commands/config.js'
 import { adminCall, isAllowed } from '../commands/shared.js'
 import type { BotContext } from '../context.js'
@@ -67,7 +67,7 @@ export async function confirmChange(ctx: BotContext, who: Clicker, id: string): 
   }
   if (isRisky(ctx, p)) {
     const confirmed: PendingChange = { ...p, risky: true, state: 'confirmed', confirmedBy: who.user }
-    await audit(ctx, { user: who.user, channel: who.channel, action: `config ${p.op}`, target: target(p), before: p.before ?? undefined, after: p.value, outcome: 'requested', detail: `change ${p.id} confirmed; awaiting a second approval` })
+    await auditFirst(ctx, { user: who.user, channel: who.channel, action: `config ${p.op}`, target: target(p), before: p.before ?? undefined, after: p.value, outcome: 'requested', detail: `change ${p.id} confirmed; awaiting a second approval` }, 'nothing was confirmed')
     await move(ctx, p, confirmed)
     return changePrompt(confirmed)
   }
@@ -89,8 +89,14 @@ export async function approveChange(ctx: BotContext, who: Clicker, id: string): 
 export async function cancelChange(ctx: BotContext, who: Clicker, id: string): Promise<BotMessage> {
   const p = await loadPending(ctx, id, ['requested', 'confirmed'])
   if (who.user !== p.requestedBy && !isAllowed(ctx, who.user, who.channel)) throw new UserError('Only the requester or an allowed user can cancel this change.')
-  await move(ctx, p, { ...p, state: 'cancelled', decidedBy: who.user })
-  await audit(ctx, { user: who.user, channel: who.channel, action: `config ${p.op}`, target: target(p), before: p.before ?? undefined, after: p.value, outcome: 'cancelled', detail: `change ${p.id}` })
+  const record = { user: who.user, channel: who.channel, action: `config ${p.op}`, target: target(p), before: p.before ?? undefined, after: p.value }
+  await auditFirst(ctx, { ...record, outcome: 'cancelled', detail: `change ${p.id}` }, 'nothing was cancelled')
+  try {
+    await move(ctx, p, { ...p, state: 'cancelled', decidedBy: who.user })
+  } catch (err) {
+    await audit(ctx, { ...record, outcome: 'failed', detail: `change ${p.id}: cancel not made (${err instanceof Error ? err.message.slice(0, 120) : 'store'})` }).catch(() => undefined)
+    throw err
+  }
   return {
     text: `Cancelled: ${p.key} of topic ${p.topic} stays ${p.before}`,
     parts: [{ kind: 'section', text: `:no_entry_sign: Cancelled by <@${who.user}>: \`${escapeMrkdwn(p.key)}\` of topic \`${escapeMrkdwn(p.topic)}\` stays \`${escapeMrkdwn(p.before ?? '(none)')}\`.` }],
@@ -125,7 +131,7 @@ async function apply(ctx: BotContext, who: Clicker, p: PendingChange): Promise<B
       throw new UserError(`\`${escapeMrkdwn(p.key)}\` of topic ${escapeMrkdwn(p.topic)} changed since this was requested (it is now \`${escapeMrkdwn(String(now))}\`, was \`${escapeMrkdwn(String(p.before))}\`). Nothing was changed; ask again.`)
     }
     // No audit record, no change: when the store refuses this write, Kafka is never touched.
-    await audit(ctx, { ...record, before: now ?? undefined, after: p.value, outcome: 'approved', detail: `change ${p.id}: applying; requested by ${p.requestedBy}${approvedBy}` })
+    await auditFirst(ctx, { ...record, before: now ?? undefined, after: p.value, outcome: 'approved', detail: `change ${p.id}: applying; requested by ${p.requestedBy}${approvedBy}` }, 'nothing was changed')
     try {
       if (p.op === 'set') await adminCall(`Topic ${p.topic}`, () => admin.setTopicConfig(p.topic, p.key, p.value!))
       else await adminCall(`Topic ${p.topic}`, () => admin.resetTopicConfig(p.topic, p.key))

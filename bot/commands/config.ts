@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { audit } from '../audit.js'
+import { audit, auditFirst } from '../audit.js'
 import type { PendingChange } from '../../engine/store/store.js'
 import type { BotContext, CommandRequest } from '../context.js'
 import { UserError } from '../errors.js'
@@ -76,7 +76,7 @@ async function requestChange(ctx: BotContext, req: CommandRequest, cluster: stri
     createdAt: now,
     expiresAt: now + PENDING_CHANGE_TTL_MS,
   }
-  await audit(ctx, { user: req.user, channel: req.channel, action: `config ${change.op}`, target, before: current.value ?? undefined, after: pending.value, outcome: 'requested', detail: `change ${pending.id}` })
+  await auditFirst(ctx, { user: req.user, channel: req.channel, action: `config ${change.op}`, target, before: current.value ?? undefined, after: pending.value, outcome: 'requested', detail: `change ${pending.id}` }, 'nothing was requested')
   if (!(await ctx.store.transitionPendingChange(undefined, pending, PENDING_CHANGE_KEEP_MS))) throw new Error(`pending change id ${pending.id} already taken`)
   return changePrompt(pending)
 }

@@ -17,6 +17,7 @@ export const HELP_EXAMPLES: Record<Verb, string[]> = {
   describe: ['describe broker 1', 'describe topic __consumer_offsets'],
   config: ['config broker 1'],
   silence: ['silence stw_pause_session_expiry 2h'],
+  unsilence: ['unsilence stw_pause_session_expiry'],
   help: ['help why'],
 }
 
@@ -32,7 +33,7 @@ function examplesOf(verb: Verb): string {
 /** `/kafka help [command]`: the command list, or one command's usage, each with examples that work as printed. */
 export function help(topic?: string): BotMessage {
   if (topic !== undefined) {
-    if (!(topic in USAGE)) throw new UserError(`No command '${topic}'. \`/kafka help\` lists them all.`)
+    if (!Object.hasOwn(USAGE, topic)) throw new UserError(`No command '${topic}'. \`/kafka help\` lists them all.`)
     const verb = topic as Verb
     const line = escapeMrkdwn(usageLine(verb))
     return {

@@ -280,6 +280,10 @@ export class MemoryStore implements Store {
     this.silences.set(s.id, structuredClone(withoutUndefined(s)))
   }
 
+  async removeSilence(id: string): Promise<boolean> {
+    return this.silences.delete(id)
+  }
+
   async listSilences(now: number): Promise<Silence[]> {
     for (const [id, s] of this.silences) if (s.expiresAt <= now) this.silences.delete(id)
     return [...this.silences.values()]

@@ -807,6 +807,14 @@ export class RedisStore implements Store {
     })
   }
 
+  async removeSilence(id: string): Promise<boolean> {
+    return this.run(async () => {
+      const k = this.keys
+      const [removed] = (await this.exec(this.redis.multi().hdel(k.silences(), id).zrem(k.silenceExpiry(), id))) as number[]
+      return removed === 1
+    })
+  }
+
   async listSilences(now: number): Promise<Silence[]> {
     return this.run(async () => {
       const rows = await this.redis.silencesActive(this.keys.silences(), this.keys.silenceExpiry(), now)

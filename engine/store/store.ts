@@ -170,6 +170,8 @@ export interface Store {
   addSilence(s: Silence): Promise<void>
   /** Silences still active at `now`. */
   listSilences(now: number): Promise<Silence[]>
+  /** Lifts a silence before it expires (`unsilence`); false when no silence has that id. */
+  removeSilence(id: string): Promise<boolean>
 
   /** Capped history of diagnoses for the digest. */
   recordDiagnosis(d: StoredDiagnosis): Promise<void>
