@@ -48,6 +48,8 @@ export const GOTCHA_IDS = [
   'zk-connect-timeout',
   'protocol-version-unknown',
   'message-format-without-headers',
+  'zk-acl-denies-client',
+  'zk-peer-host-unresolvable',
   'zk-four-letter-word-not-allowed',
 ] as const
 
@@ -411,5 +413,25 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     formats: KAFKA_CLIENT,
     re: /Magic v(\d) does not support record headers/,
     build: (m, r) => mistake('message-format-without-headers', `v${m[1]}`, /on partition (\S+)/.exec(r.header.message)?.[1]),
+  },
+  // G31. ZooKeeper 3.4-3.9 KeeperException$NoAuthException "KeeperErrorCode = NoAuth for /consumers" in a broker's or a
+  //      tool's stack: the znode carries ACLs (zookeeper.set.acl, or another identity created it) that this ZooKeeper
+  //      client is not authenticated for.
+  {
+    literals: ['KeeperErrorCode = NoAuth'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /KeeperErrorCode = NoAuth(?: for (\S+))?/,
+    build: (m) => mistake('zk-acl-denies-client', m[1]),
+  },
+  // G32. ZooKeeper 3.4-3.9 server QuorumCnxManager WARN "Cannot open channel to 2 at election address pzoo-1.pzoo:3888"
+  //      with "java.net.UnknownHostException: pzoo-1.pzoo" under it: an ensemble member's host name does not resolve
+  //      (a Kubernetes headless service that publishes no address for pods that are not ready yet).
+  {
+    literals: ['at election address '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Cannot open channel to (\d+) at election address (\S+)/,
+    build: (m, r) => (r.lines.slice(1, 4).some((l) => l.includes('java.net.UnknownHostException')) ? mistake('zk-peer-host-unresolvable', m[2], m[1]) : undefined),
   },
 ]

@@ -152,6 +152,19 @@ const rows: Row[] = [
       'java.lang.IllegalArgumentException: Magic v0 does not support record headers',
     { id: 'message-format-without-headers', detail: 'v0', subject: 'events-0' },
   ],
+  [
+    'bitnami/charts#3572: ZooKeeper NoAuthException at broker start-up',
+    '[2021-11-24 11:06:08,859] ERROR Fatal error during KafkaServer startup. Prepare to shutdown (kafka.server.KafkaServer)\n' +
+      'org.apache.zookeeper.KeeperException$NoAuthException: KeeperErrorCode = NoAuth for /consumers',
+    { id: 'zk-acl-denies-client', detail: '/consumers' },
+  ],
+  [
+    'Yolean/kubernetes-kafka#298: ZooKeeper QuorumCnxManager cannot resolve a peer',
+    '[2019-12-30 08:27:13,695] WARN Cannot open channel to 2 at election address pzoo-1.pzoo:3888 (org.apache.zookeeper.server.quorum.QuorumCnxManager)\n' +
+      'java.net.UnknownHostException: pzoo-1.pzoo\n' +
+      '        at java.base/java.net.AbstractPlainSocketImpl.connect(AbstractPlainSocketImpl.java:220)',
+    { id: 'zk-peer-host-unresolvable', detail: 'pzoo-1.pzoo:3888', subject: '2' },
+  ],
 ]
 
 describe('gotcha matchers on published lines', () => {
