@@ -50,6 +50,7 @@ export const GOTCHA_IDS = [
   'message-format-without-headers',
   'zk-acl-denies-client',
   'zk-peer-host-unresolvable',
+  'metadata-version-newer-than-binaries',
   'zk-four-letter-word-not-allowed',
 ] as const
 
@@ -433,5 +434,16 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     formats: KAFKA_CLIENT,
     re: /Cannot open channel to (\d+) at election address (\S+)/,
     build: (m, r) => (r.lines.slice(1, 4).some((l) => l.includes('java.net.UnknownHostException')) ? mistake('zk-peer-host-unresolvable', m[2], m[1]) : undefined),
+  },
+  // G33. Kafka 3.3-3.9 FeatureControlManager.replay "Tried to apply FeatureLevelRecord FeatureLevelRecord(name='metadata.version',
+  //      featureLevel=20), but this controller only supports versions 1-19"; 3.5-3.6 MetadataVersion "No MetadataVersion with
+  //      metadata version 11" (3.7+ "… with feature level 11"): the metadata log was written at a metadata.version
+  //      newer than these binaries, i.e. binaries downgraded after the version was raised.
+  {
+    literals: ['Tried to apply FeatureLevelRecord', 'No MetadataVersion with '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Tried to apply FeatureLevelRecord FeatureLevelRecord\(name='metadata\.version', featureLevel=(\d+)\), but this controller only supports versions (\S+)|No MetadataVersion with (?:metadata version|feature level) (\d+)/,
+    build: (m) => mistake('metadata-version-newer-than-binaries', m[1] ?? m[3], m[2]),
   },
 ]

@@ -165,6 +165,12 @@ const rows: Row[] = [
       '        at java.base/java.net.AbstractPlainSocketImpl.connect(AbstractPlainSocketImpl.java:220)',
     { id: 'zk-peer-host-unresolvable', detail: 'pzoo-1.pzoo:3888', subject: '2' },
   ],
+  [
+    'strimzi/strimzi-kafka-operator#10735: FeatureControlManager replaying a newer metadata.version',
+    '2024-10-18 12:35:14,302 ERROR Encountered fatal fault: Unable to apply FeatureLevelRecord record at offset 1609 on standby controller, from the batch with baseOffset 1609 (org.apache.kafka.server.fault.ProcessTerminatingFaultHandler) [quorum-controller-0-event-handler]\n' +
+      "java.lang.RuntimeException: Tried to apply FeatureLevelRecord FeatureLevelRecord(name='metadata.version', featureLevel=20), but this controller only supports versions 1-19",
+    { id: 'metadata-version-newer-than-binaries', detail: '20', subject: '1-19' },
+  ],
 ]
 
 describe('gotcha matchers on published lines', () => {
