@@ -1,4 +1,4 @@
-import type { Draft, LogRecord, Matcher } from './matchers.js'
+import type { Draft, LogRecord, Matcher, MatchState } from './matchers.js'
 import type { LogFormat } from './types.js'
 
 /**
@@ -114,7 +114,9 @@ export function protocolError(text: string): string | undefined {
 
 /** The text a matcher reads: the message, and for a JSON record (kafkajs) its other fields (`broker`, `error`). */
 function textOf(rec: LogRecord): string {
-  const m = rec.header.message
+  // librdkafka's thread name (`[thrd:kafka:9092/bootstrap]: `) names the thread's broker, not the one the
+  // line is about: the broker name after it is.
+  const m = rec.header.message.replace(/^\[thrd:[^\]]*\]: /, '')
   const line = rec.lines[0] ?? m
   return line.length > m.length && /"(?:error|broker)":"/.test(line) ? `${m} ${line}` : m
 }
@@ -151,6 +153,35 @@ function draft(name: string, rec: LogRecord, text: string, extra: Record<string,
   return { name, labels, ...under, ...(opts.value !== undefined ? { value: opts.value } : {}) }
 }
 
+/** The last librdkafka FAIL line of a file, per client handle, to tell its ERROR echo apart. */
+const lastFail = new WeakMap<MatchState, Map<string, { text: string; at: number | undefined }>>()
+
+/**
+ * librdkafka logs a broker failure twice: under FAIL, and again under ERROR when the application set no
+ * error callback ("…|FAIL|rdkafka#consumer-1| … Connect to … failed" then "…|ERROR|rdkafka#consumer-1| …
+ * the same text", 2.x with the handle's name in front). The echo is the same event: true for it.
+ */
+function librdkafkaEcho(rec: LogRecord, st: MatchState, at: number | undefined): boolean {
+  const line = rec.lines[0] ?? ''
+  const fac = rec.header.logger ?? /\|([A-Z]+)\|[^|]*\| |RDKAFKA-\d-([A-Z]+): /.exec(line)?.slice(1).find((g) => g !== undefined)
+  if (fac !== 'FAIL' && fac !== 'ERROR') return false
+  const handle = /rdkafka#\w+-\d+|[\w.-]+#(?:producer|consumer)-\d+/.exec(line)?.[0] ?? ''
+  const text = rec.header.message.replace(/^\[thrd:[^\]]*\]: /, '')
+  let byHandle = lastFail.get(st)
+  if (!byHandle) lastFail.set(st, (byHandle = new Map()))
+  if (fac === 'FAIL') {
+    byHandle.set(handle, { text, at })
+    return false
+  }
+  const prev = byHandle.get(handle)
+  return prev !== undefined && text.endsWith(prev.text) && (at === undefined || prev.at === undefined || Math.abs(at - prev.at) <= 1000)
+}
+
+/** A row's build that skips librdkafka's ERROR echo of a FAIL line. */
+function failOnce(build: Matcher['build']): Matcher['build'] {
+  return (m, rec, st, at) => (librdkafkaEcho(rec, st, at) ? undefined : build(m, rec, st, at))
+}
+
 /** How a transport failure reads: its kind from the library's words and the OS error it quotes. */
 function transportKind(text: string): string {
   if (/timed out|timeout|i\/o timeout/i.test(text)) return 'timeout'
@@ -177,12 +208,12 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: KAFKA_CLIENT,
     re: /Connect to \S+ failed: (.*)|Failed to connect to broker(?: at)? \S+?:? (.*)|Failed to resolve '[^']*': (.*)|unable to open connection to broker; (.*)|\[Connection\] (?:Connection error|Failed to connect): (.*)|\[Connection\] Connection timeout|Connect attempt (?:to \S+(?: [^>]*>)* )?returned error (\S+)\. Disconnecting|Connection attempt (?:to \S+ )?timed out/,
-    build: (m, r) => {
+    build: failOnce((m, r) => {
       const text = textOf(r)
       const reason = m.slice(1).find((g) => g !== undefined) ?? 'timed out'
       const b = brokerOf(text)
       return draft('client.connect_failed', r, text, { via: b.node === '-1' || b.node === undefined ? 'bootstrap' : 'advertised', from: 'client', reason: CONNECT_FAILED.test(reason) || /^(?:111|61|10061)$/.test(reason) ? 'refused' : transportKind(reason) }, { fileUnderNode: true })
-    },
+    }),
   },
   // C2. Established connections that broke. librdkafka rdkafka_broker.c/rdkafka_transport.c "<broker>:
   //     Disconnected" (1.x adds "(after Nms in state UP)"), "Receive failed: …", "Send failed: …", "Connection
@@ -198,13 +229,13 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: KAFKA_CLIENT,
     re: /: Disconnected\b|Receive failed: |Send failed: |Connection setup timed out|got error from broker (?:-?\d+ )?while fetching metadata: |disconnecting due to error processing \w+: |due to socket error: |\[Connection\] Connection closed by the server|\[Connection\] Closed connection|socket disconnected|Error receiving network data|KafkaConnectionError attempting to send|due to node -?\d+ being disconnected/,
-    build: (m, r) => {
+    build: failOnce((m, r) => {
       const text = textOf(r)
       // librdkafka's "SASL authentication failure: Disconnected" is the authentication failing (C5).
       if (/SASL|SSL handshake/.test(text)) return undefined
       if (CONNECT_FAILED.test(text)) return draft('client.connect_failed', r, text, { via: /bootstrap|broker -1\b/.test(text) ? 'bootstrap' : 'advertised', from: 'client', reason: 'refused' }, { fileUnderNode: true })
       return draft('client.transport_failure', r, text, { kind: /Disconnected|Closed connection|closed by the server|disconnected/.test(m[0]) ? 'disconnect' : transportKind(text) }, { fileUnderNode: true })
-    },
+    }),
   },
   // C3. No broker left. librdkafka "N/N brokers are down" (ERROR, ALL_BROKERS_DOWN); sarama "client/metadata
   //     no available broker to send metadata request to", "client has run out of available brokers to talk to";
@@ -229,7 +260,7 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: KAFKA_CLIENT,
     re: /Timed out (\w+Request) in flight|(\d+) request\(s\) timed out: disconnect|Disconnecting from node -?\d+ due to request timeout|(\w+Request)\S* timed out after \d+ ms|REQUEST_TIMED_OUT|RequestTimedOut|Broker: Request timed out|Request exceeded the user-specified time limit|The request timed out/,
-    build: (m, r) => draft('client.request_timeout', r, textOf(r), { request: m[1] ?? m[3] }, { fileUnderNode: true }),
+    build: failOnce((m, r) => draft('client.request_timeout', r, textOf(r), { request: m[1] ?? m[3] }, { fileUnderNode: true })),
   },
   // C5. Authentication and TLS. librdkafka rdkafka_ssl.c "SSL handshake failed: …", "Failed to verify broker
   //     certificate: …", rdkafka_sasl*.c "SASL authentication error: …", "SASL … mechanism handshake failed";
@@ -242,11 +273,11 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: KAFKA_CLIENT,
     re: /SSL handshake failed|Failed to verify broker certificate|Broker did not provide a certificate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SslAuthenticationException|Failed to wrap socket in SSLContext|failed authentication due to: (.*)|SASL (?:authentication (?:error|failure|failed)|\S+ mechanism handshake failed)|failed SASL authentication|Error returned from broker during SASL flow|SaslAuthenticate error|SASL_AUTHENTICATION_FAILED|SaslAuthenticationException|SASL Authentication failed|\[SaslAuthenticator-[^\]]+\] .*(?:failed|error)/i,
-    build: (m, r) => {
+    build: failOnce((m, r) => {
       const text = textOf(r)
       const tls = /SSL|certificate|TLS/i.test(m[0]) || (m[1] !== undefined && /SSL|certificate/i.test(m[1]))
       return draft('client.auth_failed', r, text, { kind: tls ? 'tls' : 'sasl' }, { fileUnderNode: true })
-    },
+    }),
   },
   // C6. The Java client's metadata: "Error while fetching metadata with correlation id N : {t=UNKNOWN_TOPIC_OR_PARTITION}"
   //     (NetworkClient, WARN, 0.10-4.x) and "Topic t not present in metadata after N ms." (KafkaProducer, 2.x-4.x).
