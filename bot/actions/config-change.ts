@@ -124,7 +124,7 @@ async function apply(ctx: BotContext, who: Clicker, p: PendingChange): Promise<B
   try {
     const admin = await ctx.admin(p.cluster)
     const before = await adminCall(`Topic ${p.topic} on ${p.cluster}`, () => admin.topicConfig(p.topic))
-    now = before[p.key]?.value ?? null
+    now = Object.hasOwn(before, p.key) ? (before[p.key].value ?? null) : null
     if (now !== p.before) {
       await settle('refused')
       await audit(ctx, { ...record, before: now ?? undefined, after: p.value, outcome: 'denied', detail: `value moved from ${p.before} since the request` })
@@ -148,7 +148,7 @@ async function apply(ctx: BotContext, who: Clicker, p: PendingChange): Promise<B
   const after = await ctx
     .admin(p.cluster)
     .then((a) => a.topicConfig(p.topic))
-    .then((c) => c[p.key]?.value ?? null)
+    .then((c) => (Object.hasOwn(c, p.key) ? (c[p.key].value ?? null) : null))
     .catch(() => p.value ?? null)
   await settle('applied')
   let unaudited = false

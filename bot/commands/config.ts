@@ -52,7 +52,8 @@ async function requestChange(ctx: BotContext, req: CommandRequest, cluster: stri
   }
   const admin = await ctx.admin(cluster)
   const configs = await adminCall(`Topic ${topic} on ${cluster}`, () => admin.topicConfig(topic))
-  const current = configs[change.key]
+  // Own keys only: the key is user text, and a plain object answers `constructor` from its prototype.
+  const current = Object.hasOwn(configs, change.key) ? configs[change.key] : undefined
   if (!current) {
     const guess = closest(change.key, Object.keys(configs))
     throw new UserError(`Topic ${topic} has no config key '${change.key}'.${guess ? ` Did you mean \`${guess}\`?` : ''} Nothing was changed.`)
