@@ -27,6 +27,9 @@ const BASELINE_EVIDENCE = 6
 /** Prefix of a baseline's rule id: `baseline.storage`. */
 export const BASELINE_RULE_PREFIX = 'baseline.'
 
+/** Characters of a root cause (class and message head) that key a template's classification. */
+const ROOT_KEY_CHARS = 120
+
 /** Characters of a quoted reason or line kept in the cause text. */
 const QUOTE_MAX = 240
 
@@ -40,29 +43,43 @@ const LEVEL_OF: Record<string, { rank: number; name: string }> = {
   'log.error': { rank: 2, name: 'ERROR' },
 }
 
-type Candidate = { signal: Signal; failureClass: FailureClass; message: string; stated?: string; level: number }
+/** One failure line that may become a baseline: its class, its level's rank, whether it states its cause. */
+type Candidate = { signal: Signal; failureClass: FailureClass; level: number; states: boolean }
+
+/** The failure lines of one class: the telling one, the latest others, counts and span. */
+type Group = { best: Candidate; latest: Candidate[]; count: number; templates: Set<string>; firstAt: number; lastAt: number }
 
 /**
- * The baseline causes of a window: every generic failure signal (`log.fatal`, `log.error`) that `covered` (the matched rules' signal names) does not explain and whose
- * template is not benign, grouped by failure class; per class the telling line is the one that states
- * its cause, then the most severe, then the earliest (the first failure is nearer the origin than the
- * ones it sets off). Classes are ranked by their telling line the same way; at most MAX_BASELINES.
+ * The baseline causes of a window: every generic failure signal (`log.fatal`, `log.error`) that
+ * `covered` (the matched rules' signal names) does not explain and whose template is not benign, grouped
+ * by failure class; per class the telling line is the one that states its cause, then the most severe,
+ * then the earliest (the first failure is nearer the origin than the ones it sets off). Classes are
+ * ranked by their telling line the same way; at most MAX_BASELINES. Linear in the signals: a template
+ * repeated ten thousand times is classified once.
  */
 export function baselineCauses(data: EvalData, window: EvalWindow, covered: ReadonlySet<string>): Cause[] {
-  const byClass = new Map<FailureClass, Candidate[]>()
+  const groups = new Map<FailureClass, Group>()
+  const seen = new Map<string, Omit<Candidate, 'signal'> | null>()
   for (const name of UNEXPLAINED_SIGNALS) {
     for (const s of data.series.get(name) ?? []) {
       if (s.at < window.from || s.at > window.to || isExplained(s, covered)) continue
-      const c = candidateOf(s)
+      const c = candidateOf(s, seen)
       if (!c) continue
-      const list = byClass.get(c.failureClass)
-      if (list) list.push(c)
-      else byClass.set(c.failureClass, [c])
+      const g = groups.get(c.failureClass)
+      if (!g) {
+        groups.set(c.failureClass, { best: c, latest: [c], count: 1, templates: new Set([templateOf(s)]), firstAt: s.at, lastAt: s.at })
+        continue
+      }
+      g.count++
+      g.templates.add(templateOf(s))
+      if (s.at < g.firstAt) g.firstAt = s.at
+      if (s.at > g.lastAt) g.lastAt = s.at
+      if (moreTelling(c, g.best) < 0) g.best = c
+      keepLatest(g.latest, c)
     }
   }
-  const groups = [...byClass.values()].map((list) => ({ list, best: [...list].sort(moreTelling)[0] }))
-  groups.sort((a, b) => moreTelling(a.best, b.best))
-  return groups.slice(0, MAX_BASELINES).map((g) => toCause(g.best, g.list, window))
+  const ranked = [...groups.values()].sort((a, b) => moreTelling(a.best, b.best))
+  return ranked.slice(0, MAX_BASELINES).map((g) => toCause(g, window))
 }
 
 /** True when a cause is a baseline rather than a rule's match. */
@@ -70,18 +87,50 @@ export function isBaseline(c: Pick<Cause, 'ruleId'>): boolean {
   return c.ruleId.startsWith(BASELINE_RULE_PREFIX)
 }
 
-/** Orders candidates most telling first: states its cause, severity, earliest, then template id for stability. */
-function moreTelling(a: Candidate, b: Candidate): number {
-  return Number(b.stated !== undefined) - Number(a.stated !== undefined) || b.level - a.level || a.signal.at - b.signal.at || (a.signal.labels?.template ?? '').localeCompare(b.signal.labels?.template ?? '')
+function templateOf(s: Signal): string {
+  return s.labels?.template ?? s.text ?? ''
 }
 
-function candidateOf(s: Signal): Candidate | undefined {
-  const level = LEVEL_OF[s.name]
-  if (!level) return undefined
+/** Keeps the BASELINE_EVIDENCE latest candidates of a class, newest first. */
+function keepLatest(latest: Candidate[], c: Candidate): void {
+  if (latest.length >= BASELINE_EVIDENCE && c.signal.at <= latest[latest.length - 1].signal.at) return
+  let i = latest.length
+  while (i > 0 && latest[i - 1].signal.at < c.signal.at) i--
+  latest.splice(i, 0, c)
+  if (latest.length > BASELINE_EVIDENCE) latest.pop()
+}
+
+/** Orders candidates most telling first: states its cause, severity, earliest, then template id for stability. */
+function moreTelling(a: Candidate, b: Candidate): number {
+  if (a.states !== b.states) return a.states ? -1 : 1
+  if (a.level !== b.level) return b.level - a.level
+  if (a.signal.at !== b.signal.at) return a.signal.at - b.signal.at
+  const ta = templateOf(a.signal)
+  const tb = templateOf(b.signal)
+  return ta < tb ? -1 : ta > tb ? 1 : 0
+}
+
+/** What the line says: its first line's message, its stack lines, and its own reason when it states one. */
+function readLine(s: Signal): { message: string; stated?: string } {
   const lines = (s.text ?? '').split('\n')
   const message = messageOf(lines[0] ?? '')
+  const stated = statedCause({ message, exception: s.labels?.exception, rootCause: s.labels?.root_cause, lines: lines.slice(1) })
+  return stated ? { message, stated } : { message }
+}
+
+function candidateOf(s: Signal, seen: Map<string, Omit<Candidate, 'signal'> | null>): Candidate | undefined {
+  const level = LEVEL_OF[s.name]
+  if (!level) return undefined
   const labels = s.labels ?? {}
-  const input = {
+  // A catalogue or mined template id stands for its wording, with the record's logger and exceptions
+  // (the root cause's message without its numbers: an errno text tells, an offset does not).
+  const root = labels.root_cause ? labels.root_cause.replace(/\d+/g, '#').slice(0, ROOT_KEY_CHARS) : ''
+  const key = labels.template ? `${s.name}\u0000${labels.template}\u0000${labels.logger ?? ''}\u0000${labels.exception ?? ''}\u0000${root}` : undefined
+  const known = key !== undefined ? seen.get(key) : undefined
+  if (known === null) return undefined
+  if (known) return { ...known, signal: s }
+  const { message, stated } = readLine(s)
+  const k = classifyFailure({
     id: labels.template,
     level: level.name,
     logger: labels.logger,
@@ -89,11 +138,10 @@ function candidateOf(s: Signal): Candidate | undefined {
     exception: labels.exception,
     rootCause: labels.root_cause,
     signals: labels.signals ? labels.signals.split(',') : undefined,
-  }
-  const k = classifyFailure(input)
-  if (!k || k.benign !== undefined) return undefined
-  const stated = statedCause({ message, exception: labels.exception, rootCause: labels.root_cause, lines: lines.slice(1) })
-  return { signal: s, failureClass: k.failureClass, message, level: level.rank, ...(stated ? { stated } : {}) }
+  })
+  const made = k && k.benign === undefined ? { failureClass: k.failureClass, level: level.rank, states: stated !== undefined } : null
+  if (key !== undefined) seen.set(key, made)
+  return made ? { ...made, signal: s } : undefined
 }
 
 /**
@@ -121,24 +169,18 @@ function severityOf(best: Candidate): Severity {
   return 'info'
 }
 
-function toCause(best: Candidate, list: Candidate[], window: EvalWindow): Cause {
+function toCause(g: Group, window: EvalWindow): Cause {
+  const best = g.best
   const info = FAILURE_CLASSES[best.failureClass]
-  const templates = new Set(list.map((c) => c.signal.labels?.template ?? c.message))
-  const others = list.filter((c) => c !== best).sort((a, b) => b.signal.at - a.signal.at).slice(0, BASELINE_EVIDENCE - 1)
+  const { message, stated } = readLine(best.signal)
+  const others = g.latest.filter((c) => c !== best).slice(0, BASELINE_EVIDENCE - 1)
   const evidence: Evidence[] = [best, ...others].map((c) => toEvidence(c.signal)).sort((a, b) => a.at - b.at)
-  let firstAt = Infinity
-  let lastAt = -Infinity
-  for (const c of list) {
-    if (c.signal.at < firstAt) firstAt = c.signal.at
-    if (c.signal.at > lastAt) lastAt = c.signal.at
-  }
-  const count = list.length
-  const more = count > 1 ? ` (${count} such lines, ${templates.size} distinct)` : ''
-  const cause = best.stated
-    ? `${capitalise(info.title)}: the log says why — ${quote(best.stated)}${more}. ${capitalise(info.meaning)}.`
-    : `${capitalise(info.title)}: no rule matched; the most telling line — ${quote(best.message)}${more}. ${capitalise(info.meaning)}.`
-  const base = 100 + (best.stated ? 400 : 0) + best.level * 100
-  const corroboration = Math.min(templates.size, 9) * 5
+  const more = g.count > 1 ? ` (${g.count} such lines, ${g.templates.size} distinct)` : ''
+  const cause = stated
+    ? `${capitalise(info.title)}: the log says why — ${quote(stated)}${more}. ${capitalise(info.meaning)}.`
+    : `${capitalise(info.title)}: no rule matched; the most telling line — ${quote(message)}${more}. ${capitalise(info.meaning)}.`
+  const base = 100 + (stated ? 400 : 0) + best.level * 100
+  const corroboration = Math.min(g.templates.size, 9) * 5
   const span = Math.max(1, window.to - window.from)
   const recency = Math.round(9 * Math.min(1, Math.max(0, (best.signal.at - window.from) / span)) * 10) / 10
   const score = Math.min(BASELINE_MAX_SCORE, base + corroboration + recency)
@@ -155,17 +197,17 @@ function toCause(best: Candidate, list: Candidate[], window: EvalWindow): Cause 
     advise: `Next: ${info.next}.`,
     run: [],
     labels,
-    firstAt,
-    lastAt,
+    firstAt: g.firstAt,
+    lastAt: g.lastAt,
     matchedAt: best.signal.at,
     evidence,
-    corroboration: templates.size,
+    corroboration: g.templates.size,
     score,
     scoreParts: { severity: base, corroboration, recency, explains: 0 },
     explainsRules: [],
-    matches: count,
+    matches: g.count,
     confidence: 'baseline',
-    baseline: { failureClass: best.failureClass, classTitle: info.title, template: best.signal.labels?.template ?? 'unknown', lines: count, ...(best.stated ? { statedCause: best.stated } : {}) },
+    baseline: { failureClass: best.failureClass, classTitle: info.title, template: best.signal.labels?.template ?? 'unknown', lines: g.count, ...(stated ? { statedCause: stated } : {}) },
   }
 }
 
