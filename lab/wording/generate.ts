@@ -119,9 +119,15 @@ function mine(product: Release['product'], log: (m: string) => void): { rows: Ro
   return { rows, versions: releases.map((r) => r.version) }
 }
 
+/** Loggers of the Java client (producer, consumer, admin, NetworkClient): their lines come from applications. */
+export const JAVA_CLIENT_LOGGER = /^org\.apache\.kafka\.clients\./
+
 /** What the parser makes of one rendered line: specific signal names, and whether any signal came out at all. */
 export function signalsOf(entry: Pick<WordingEntry, 'level' | 'template' | 'logger'> & { throwable?: boolean }): { specific: string[]; any: boolean } {
-  const { signals } = parseLogText(`${renderLine(entry)}\n`, { path: 'wording.log', cluster: 'wording', format: 'kafka' })
+  // The Java client's statements are read as an application's client log (layout.ts's CLIENT_HINT makes a
+  // file with them one), where the client matchers run; every other statement as a broker's log.
+  const format = JAVA_CLIENT_LOGGER.test(entry.logger) ? 'client' : 'kafka'
+  const { signals } = parseLogText(`${renderLine(entry)}\n`, { path: 'wording.log', cluster: 'wording', format })
   const names = [...new Set(signals.map((s) => s.name))].sort()
   return { specific: names.filter((n) => !GENERIC_SIGNALS.has(n)), any: names.length > 0 }
 }
