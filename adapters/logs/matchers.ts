@@ -628,8 +628,12 @@ function topicConfigFacts(topic: string, pairs: string, separator: ', ' | ','): 
 
 const secs = (t: string) => Math.round(Number(t.replace(',', '.')) * 1e9) / 1e6
 
-const NAMED_BRACKETS = /\[(?:PSYoungGen|ParOldGen|PSOldGen|PSPermGen|Metaspace|ParNew|DefNew|Tenured|CMS|Perm|Times|YG occupancy|Rescan[^\]]*|weak refs processing|class unloading|scrub symbol table|scrub string table|1 CMS-initial-mark|1 CMS-remark|GC ref-proc)[^[\]]*(?:\[[^\]]*\][^[\]]*)*\]/g
-const HEAP_RE = /(\d+(?:\.\d+)?[BKMGT])(?:\([\d.]+[BKMGT]\))?->(\d+(?:\.\d+)?[BKMGT])\((\d+(?:\.\d+)?[BKMGT])\)/
+// Every regex of the JDK 8 pause reader runs in time linear in the line (a hostile 64 KiB GC line took
+// 27–47 s when the bracket, heap and duration regexes could restart inside one long run): the collector
+// brackets are found by their opening words and closed by one bracket-matching pass, a heap transition
+// may start only where a number starts, and a duration is read backwards from each " secs]".
+const NAMED_BRACKET_START = /\[(?:PSYoungGen|ParOldGen|PSOldGen|PSPermGen|Metaspace|ParNew|DefNew|Tenured|CMS|Perm|Times|YG occupancy|Rescan|weak refs processing|class unloading|scrub symbol table|scrub string table|1 CMS-initial-mark|1 CMS-remark|GC ref-proc)/g
+const HEAP_RE = /(?<![\d.])(\d+(?:\.\d+)?[BKMGT])(?:\([\d.]+[BKMGT]\))?->(\d+(?:\.\d+)?[BKMGT])\((\d+(?:\.\d+)?[BKMGT])\)/
 const G1_HEAP_RE = /Heap: [\d.]+[BKMGT]\([\d.]+[BKMGT]\)->([\d.]+[BKMGT])\(([\d.]+[BKMGT])\)/
 
 function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
@@ -641,9 +645,9 @@ function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
   if (/^\[GC remark/.test(msg) || cause === 'CMS Final Remark') kind = 'remark'
   else if (/^\[GC cleanup/.test(msg)) kind = 'cleanup'
   else if (cause === 'CMS Initial Mark') kind = 'initial-mark'
-  const stripped = msg.replace(NAMED_BRACKETS, '')
-  const durations = [...stripped.matchAll(/([\d.,]+) secs\]/g)]
-  let pauseMs = durations.length ? secs(durations[durations.length - 1][1]) : undefined
+  const stripped = stripNamedBrackets(msg)
+  const last = lastDuration(stripped)
+  let pauseMs = last !== undefined ? secs(last) : undefined
   const heap = HEAP_RE.exec(stripped)
   let afterGc: number | undefined
   let max: number | undefined
@@ -658,8 +662,8 @@ function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
       max = jvmSize(g[2])
     }
     if (pauseMs === undefined) {
-      const d = /, ([\d.,]+) secs\]/.exec(r.lines[i])
-      if (d) pauseMs = secs(d[1])
+      const d = firstCommaDuration(r.lines[i])
+      if (d !== undefined) pauseMs = secs(d)
     }
   }
   if (pauseMs === undefined) return undefined
@@ -672,6 +676,66 @@ function jdk8Pause(m: RegExpExecArray, r: LogRecord): Draft[] | undefined {
   if (afterGc !== undefined) out.push({ name: 'heap.after_gc', value: afterGc, labels: { kind } })
   if (max !== undefined) out.push({ name: 'heap.max', value: max })
   return out
+}
+
+/** The message without its collector brackets ("[PSYoungGen: …]", "[Times: …]"), nested brackets included. */
+function stripNamedBrackets(msg: string): string {
+  const close = closingBrackets(msg)
+  let out = ''
+  let from = 0
+  NAMED_BRACKET_START.lastIndex = 0
+  for (let m = NAMED_BRACKET_START.exec(msg); m; m = NAMED_BRACKET_START.exec(msg)) {
+    const end = close.get(m.index)
+    if (end === undefined) continue
+    out += msg.slice(from, m.index)
+    from = end + 1
+    NAMED_BRACKET_START.lastIndex = from
+  }
+  return out + msg.slice(from)
+}
+
+/** Where each `[` of a text is closed, by one pass with a stack; unclosed ones are absent. */
+function closingBrackets(s: string): Map<number, number> {
+  const close = new Map<number, number>()
+  const open: number[] = []
+  for (let i = s.indexOf('['), j = s.indexOf(']'); i >= 0 || j >= 0; ) {
+    if (i >= 0 && (j < 0 || i < j)) {
+      open.push(i)
+      i = s.indexOf('[', i + 1)
+    } else {
+      const o = open.pop()
+      if (o !== undefined) close.set(o, j)
+      j = s.indexOf(']', j + 1)
+    }
+  }
+  return close
+}
+
+const isDurationChar = (c: number) => (c >= 48 && c <= 57) || c === 46 || c === 44
+
+/** Start of the run of digits, dots and commas that ends just before `end` (end itself when none). */
+function durationStart(s: string, end: number): number {
+  let k = end
+  while (k > 0 && isDurationChar(s.charCodeAt(k - 1))) k--
+  return k
+}
+
+/** The number before the last " secs]" that has one (as /([\d.,]+) secs\]/g's last match reads it). */
+function lastDuration(s: string): string | undefined {
+  for (let at = s.lastIndexOf(' secs]'); at >= 0; at = at > 0 ? s.lastIndexOf(' secs]', at - 1) : -1) {
+    const k = durationStart(s, at)
+    if (k < at) return s.slice(k, at)
+  }
+  return undefined
+}
+
+/** The first ", N secs]" duration of a line (as /, ([\d.,]+) secs\]/ reads it). */
+function firstCommaDuration(s: string): string | undefined {
+  for (let at = s.indexOf(' secs]'); at >= 0; at = s.indexOf(' secs]', at + 1)) {
+    const k = durationStart(s, at)
+    if (k < at && k >= 2 && s.charCodeAt(k - 2) === 44 && s.charCodeAt(k - 1) === 32) return s.slice(k, at)
+  }
+  return undefined
 }
 
 /** The broker a line names itself (`[KafkaApi-1001]`, `broker=1001`, `on broker 1001:`, `[KafkaServer id=1]`). */
