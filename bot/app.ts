@@ -36,6 +36,10 @@ export type SlackBotOptions = {
   onUp?: () => Promise<void> | void
   /** First retry delay of the link; tests shorten it. */
   retryMs?: number
+  /** Time a client has to send its request headers (HTTP mode). Default 10 s. */
+  headersTimeoutMs?: number
+  /** Time a client has to send its whole request, body included (HTTP mode). Default 30 s. */
+  requestTimeoutMs?: number
 }
 
 /** Builds the Bolt app around a context; the caller starts it. */
@@ -67,9 +71,13 @@ export function createSlackBot(env: BotEnv, ctx: BotContext, opts: SlackBotOptio
     log,
     minDelayMs: opts.retryMs,
   })
+  // A signed request is Slack's own whether or not its Web API answers us: while it does not, the
+  // request is still handled with the identity last seen (none before the first answer), so the
+  // user is answered through the HTTP ack and the response_url instead of a 401. Never waits for a
+  // check while Slack is down: the ack must leave within 3 s.
   const authorize = async () => {
-    const who = await link.identify()
-    return { botToken: env.botToken, botUserId: who.userId, botId: who.botId }
+    const who = link.up ? await link.identify().catch(() => link.known) : link.known
+    return { botToken: env.botToken, ...(who ? { botUserId: who.userId, botId: who.botId } : {}) }
   }
   const receiver = env.mode === 'http' ? new HTTPReceiver({ signingSecret: env.signingSecret!, logger }) : undefined
   const app = new App({
@@ -106,7 +114,10 @@ export function createSlackBot(env: BotEnv, ctx: BotContext, opts: SlackBotOptio
         return undefined
       }
       const guarded = guardSlackRequests(receiver.requestListener, { signingSecret: env.signingSecret!, store: ctx.store, log })
-      server = createServer((req, res) => {
+      // Deadlines for headers and the whole request, checked every second: a connection that never
+      // finishes (or trickles a byte at a time) is answered 408 and closed, not held for minutes.
+      const requestTimeout = opts.requestTimeoutMs ?? 30_000
+      server = createServer({ headersTimeout: Math.min(opts.headersTimeoutMs ?? 10_000, requestTimeout), requestTimeout, connectionsCheckingInterval: 1000 }, (req, res) => {
         try {
           guarded(req, res)
         } catch (err) {

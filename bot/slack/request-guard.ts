@@ -13,6 +13,14 @@ import type { Store } from '../../engine/store/store.js'
 
 /** Slack's own payloads stay far below this; larger bodies are refused unread. */
 export const MAX_BODY_BYTES = 1024 * 1024
+/**
+ * Requests read at once before their signature is checked: each may hold up to MAX_BODY_BYTES
+ * while it arrives, so this bounds what strangers can make the bot buffer (150 held 1 MiB bodies
+ * were +134 MiB RSS). Slack sends a few requests a second; a burst beyond this is answered 503 and
+ * Slack retries it.
+ */
+export const MAX_PENDING_REQUESTS = 32
+
 /** Slack's documented tolerance for the request timestamp, applied both ways. */
 export const MAX_SKEW_MS = 5 * 60_000
 
@@ -20,6 +28,8 @@ export type RequestGuardOptions = {
   signingSecret: string
   store: Pick<Store, 'claimOnce'>
   maxBodyBytes?: number
+  /** Requests being read (not yet checked) at once; default MAX_PENDING_REQUESTS. */
+  maxPending?: number
   /** Epoch ms. */
   now?: () => number
   log: { warn(...a: unknown[]): void; error(...a: unknown[]): void }
@@ -31,6 +41,8 @@ export type Refusal = { status: number; reason: string }
 /** Wraps Bolt's request listener; only requests that pass reach it, with their body already read. */
 export function guardSlackRequests(listener: RequestListener, opts: RequestGuardOptions): RequestListener {
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES
+  const maxPending = opts.maxPending ?? MAX_PENDING_REQUESTS
+  let pending = 0
   const now = opts.now ?? Date.now
   const refuse = (req: IncomingMessage, res: ServerResponse, r: Refusal) => {
     opts.log.warn(`slack request refused (${r.status}): ${r.reason}`)
@@ -45,6 +57,14 @@ export function guardSlackRequests(listener: RequestListener, opts: RequestGuard
     if (req.method !== 'POST') return listener(req, res)
     const declared = Number(req.headers['content-length'] ?? NaN)
     if (Number.isFinite(declared) && declared > limit) return refuse(req, res, { status: 413, reason: `body of ${declared} bytes exceeds ${limit}` })
+    if (pending >= maxPending) return refuse(req, res, { status: 503, reason: `${pending} requests are being read already; retry` })
+    pending++
+    let counted = true
+    const done = () => {
+      if (counted) pending--
+      counted = false
+    }
+    req.once('close', done)
     const chunks: Buffer[] = []
     let size = 0
     let over = false
@@ -61,6 +81,7 @@ export function guardSlackRequests(listener: RequestListener, opts: RequestGuard
     })
     req.on('error', () => undefined)
     req.on('end', () => {
+      done()
       if (over) return
       const body = Buffer.concat(chunks)
       void check(req, body, opts, now()).then(

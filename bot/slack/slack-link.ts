@@ -66,6 +66,11 @@ export class SlackLink {
     return { ...this.state }
   }
 
+  /** The identity last seen (kept while Slack is down), or undefined if Slack never answered. */
+  get known(): SlackIdentity | undefined {
+    return this.identity
+  }
+
   /** The token's identity when the link is up; rejects (for Bolt's authorize) while it is down. */
   async identify(): Promise<SlackIdentity> {
     if (this.identity && this.up) return this.identity
