@@ -177,9 +177,13 @@ function librdkafkaEcho(rec: LogRecord, st: MatchState, at: number | undefined):
   return prev !== undefined && text.endsWith(prev.text) && (at === undefined || prev.at === undefined || Math.abs(at - prev.at) <= 1000)
 }
 
-/** A row's build that skips librdkafka's ERROR echo of a FAIL line. */
+/**
+ * A row's build that counts librdkafka's ERROR echo of a FAIL line once: the echo is `client.error_repeat`,
+ * which the rules explaining the FAIL line's signal also explain (so it is neither counted twice nor left
+ * as an unexplained error).
+ */
 function failOnce(build: Matcher['build']): Matcher['build'] {
-  return (m, rec, st, at) => (librdkafkaEcho(rec, st, at) ? undefined : build(m, rec, st, at))
+  return (m, rec, st, at) => (librdkafkaEcho(rec, st, at) ? { name: 'client.error_repeat', labels: { library: 'librdkafka' } } : build(m, rec, st, at))
 }
 
 /** How a transport failure reads: its kind from the library's words and the OS error it quotes. */

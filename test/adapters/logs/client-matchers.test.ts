@@ -12,10 +12,9 @@ type Case = { source: string; line: string; message: string; logger?: string; si
 
 const client = matchersFor('client')
 
-function run(c: Pick<Case, 'line' | 'message' | 'logger'>): Draft[] {
+function run(c: Pick<Case, 'line' | 'message' | 'logger'>, st = newMatchState()): Draft[] {
   expect(c.line.includes(c.message), 'message must be a verbatim part of the line').toBe(true)
   const rec: LogRecord = { header: { message: c.message, ...(c.logger ? { logger: c.logger } : {}) }, lines: [c.line] }
-  const st = newMatchState()
   const out: Draft[] = []
   const add = (r: Draft[] | Draft | undefined) => {
     if (r) out.push(...(Array.isArray(r) ? r : [r]))
@@ -107,6 +106,19 @@ describe('client matchers on published client lines', () => {
       for (const k of Object.keys(drafts[0].labels ?? {})) expect((CATALOGUE as Record<string, { labels: readonly string[] }>)[c.signal].labels, `label ${k}`).toContain(k)
     })
   }
+})
+
+describe("librdkafka's ERROR echo of a FAIL line", () => {
+  // getsentry/self-hosted#633: each failure logged under FAIL, then again under ERROR (no error callback).
+  const fail = '%3|1597743224.190|FAIL|rdkafka#consumer-1| [thrd:kafka:9092/bootstrap]: kafka:9092/1001: Disconnected'
+  const echo = '%3|1597743224.190|ERROR|rdkafka#consumer-1| [thrd:kafka:9092/bootstrap]: kafka:9092/1001: Disconnected'
+  const other = '%3|1597743224.187|ERROR|rdkafka#consumer-2| [thrd:kafka:9092/bootstrap]: kafka:9092/1001: Disconnected'
+  it('is counted once, as client.error_repeat; another handle\'s line is its own event', () => {
+    const st = newMatchState()
+    expect(run({ line: fail, message: after(fail, ']: '), logger: 'FAIL' }, st).map((d) => d.name)).toEqual(['client.transport_failure'])
+    expect(run({ line: echo, message: after(echo, ']: '), logger: 'ERROR' }, st).map((d) => d.name)).toEqual(['client.error_repeat'])
+    expect(run({ line: other, message: after(other, ']: '), logger: 'ERROR' }, st).map((d) => d.name)).toEqual(['client.transport_failure'])
+  })
 })
 
 describe('look-alikes stay quiet', () => {
