@@ -109,7 +109,8 @@ function isConnectionFailure(err: unknown): boolean {
   if (err instanceof ReplyError) return /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|MOVED|ASK) /.test((err as Error).message)
   const e = err as { code?: unknown; name?: unknown; message?: unknown } | undefined
   if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return true
-  if (e?.name === 'MaxRetriesPerRequestError') return true
+  // A command in flight when the connection dropped: ioredis rejects it with the command attached.
+  if (e?.name === 'MaxRetriesPerRequestError' || e?.name === 'AbortError') return true
   return typeof e?.message === 'string' && /Connection is closed|Stream isn't writeable|timed out|ECONN|EPIPE|Cluster isn't ready|startup nodes|slots cache|Too many Cluster redirections/.test(e.message)
 }
 
@@ -344,7 +345,10 @@ export class RedisStore implements Store {
   }
 
   private unavailable(err: unknown): StoreUnavailableError {
-    return new StoreUnavailableError(`cannot reach ${this.where}: ${describeFailure(err ?? this.lastError)}`, { cause: err })
+    // The cause keeps the driver's name and message only: ioredis attaches the aborted command and its
+    // arguments (signal data) to the error, which a printed cause would otherwise dump.
+    const cause = err instanceof Error && 'command' in err ? Object.assign(new Error(err.message), { name: err.name }) : err
+    return new StoreUnavailableError(`cannot reach ${this.where}: ${describeFailure(err ?? this.lastError)}`, { cause })
   }
 
   /** Waits for a usable connection, never longer than connectTimeoutMs. */
@@ -443,7 +447,13 @@ export class RedisStore implements Store {
         await this.run(() => this.exec(this.appendPipeline(batch)))
       }
     }
-    if (valid.length > 0) await Promise.all([worker(), worker()])
+    // Both workers are waited for: with Promise.all the second one's failure, once Redis is gone,
+    // was a rejection nobody awaited (an unhandled AbortError printing its pipeline's arguments).
+    if (valid.length > 0) {
+      const outcomes = await Promise.allSettled([worker(), worker()])
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
+      if (failed) throw failed.reason
+    }
     return { accepted: valid.length, rejected }
   }
 
