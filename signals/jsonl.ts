@@ -1,7 +1,7 @@
 import { lookupSignal } from './catalogue.js'
 import type { Signal } from './signal.js'
 import { SIGNAL_LIMITS } from './signal-limits.js'
-import { redactText } from '../secrets/redact.js'
+import { redactRepeated, redactText } from '../secrets/redact.js'
 
 /**
  * Recorded signals as JSON Lines: one Signal object per line, so an incident (metric scrapes,
@@ -121,7 +121,7 @@ export function validateSignal(x: unknown): SignalValidation {
       if (k.length > SIGNAL_LIMITS.labelKeyChars || v.length > SIGNAL_LIMITS.labelValueChars || labelChars > SIGNAL_LIMITS.labelsChars) {
         return { ok: false, reason: 'label too long', detail: `${k.slice(0, 40)}: names at most ${SIGNAL_LIMITS.labelKeyChars}, values at most ${SIGNAL_LIMITS.labelValueChars}, all together at most ${SIGNAL_LIMITS.labelsChars} characters` }
       }
-      const clean = redactText(v)
+      const clean = redactRepeated(v)
       if (clean !== v) (redactedLabels ??= { ...(labels as Record<string, string>) })[k] = clean
     }
   }
