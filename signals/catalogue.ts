@@ -230,7 +230,8 @@ export type SignalName = keyof typeof CATALOGUE
 
 /** Looks a name up; undefined for names not in the catalogue. */
 export function lookupSignal(name: string): CatalogueEntry | undefined {
-  return (CATALOGUE as Record<string, CatalogueEntry>)[name]
+  // Own names only: a sender's `constructor` or `__proto__` is found on every object's prototype.
+  return Object.hasOwn(CATALOGUE, name) ? (CATALOGUE as Record<string, CatalogueEntry>)[name] : undefined
 }
 
 /** All catalogue names, for did-you-mean hints and docs. */
