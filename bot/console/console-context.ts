@@ -77,7 +77,12 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
   let config: BotConfig
   if (opts.configPath) config = parseBotConfig(await readFile(opts.configPath, 'utf8'), opts.configPath)
   else {
-    const clusters = [...new Set((await store.brokers()).map((b) => b.cluster))]
+    // The first read of a shared store: unreachable, it is closed before the error goes on (as above).
+    const brokers = await store.brokers().catch(async (err: unknown) => {
+      await store.close().catch(() => undefined)
+      throw err
+    })
+    const clusters = [...new Set(brokers.map((b) => b.cluster))]
     config = parseBotConfig(
       JSON.stringify({ clusters: Object.fromEntries((clusters.length ? clusters : ['local']).map((c) => [c, { brokers: ['127.0.0.1:9092'], channel: CONSOLE_CHANNEL }])), time_zone: 'UTC', silencers: [CONSOLE_USER] }),
       'console defaults',

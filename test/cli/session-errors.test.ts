@@ -3,7 +3,7 @@ import { kafkaWhy } from '../support/kafka-why-cli.js'
 
 // Every command answers a missing path or an unreachable Redis with one line and an exit code,
 // never a stack trace and never a hang.
-describe('cli/console-session errors', { timeout: 120_000 }, () => {
+describe('cli/console-session errors', { timeout: 120_000, concurrent: true }, () => {
   it.each([
     { args: ['console', '--replay', '/nonexistent', '-c', 'status'], env: {}, code: 2, line: 'kafka-why console: no such file or directory: /nonexistent' },
     { args: ['digest', '--replay', '/nonexistent'], env: {}, code: 2, line: 'kafka-why digest: no such file or directory: /nonexistent' },

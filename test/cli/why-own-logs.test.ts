@@ -28,7 +28,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-describe('cli/commands/why own logs', { timeout: 180_000 }, () => {
+// Each case is its own CLI process on its own input: they run concurrently.
+describe('cli/commands/why own logs', { timeout: 180_000, concurrent: true }, () => {
   it('diagnoses a bare log directory for the asked broker, saying how it read it', async () => {
     const r = await kafkaWhy(['why', '1', '--replay', path.join(dir, 'mylogs')])
     expect(r.code).toBe(0)

@@ -135,7 +135,7 @@ describe('docs: every command shown is run', () => {
   })
 
   const runs = [...new Set(FOUND.map((f) => f.command))].filter((c) => PLAN[c]?.mode === 'run')
-  it.each(runs)('runs `%s` as written', { timeout: 120_000 }, async (command) => {
+  it.concurrent.each(runs)('runs `%s` as written', { timeout: 120_000 }, async (command) => {
     const plan = PLAN[command] as { mode: 'run'; exit?: number }
     const t = target(command)
     if (command === 'lab/fetch-kafka.sh' && !existsSync(path.join(ROOT, '.cache/kafka/READY'))) return
@@ -146,7 +146,7 @@ describe('docs: every command shown is run', () => {
 
   const usages = new Map<string, Promise<CliResult>>()
   const helps = [...new Set(FOUND.map((f) => f.command))].filter((c) => PLAN[c]?.mode === 'help')
-  it.each(helps)("knows every option of `%s` (its usage, not a run)", { timeout: 60_000 }, async (command) => {
+  it.concurrent.each(helps)("knows every option of `%s` (its usage, not a run)", { timeout: 60_000 }, async (command) => {
     const t = target(command)
     let r: CliResult
     if ('cli' in t) {

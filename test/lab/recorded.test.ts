@@ -24,7 +24,8 @@ describe('lab/recorded', () => {
     }
   })
 
-  it.each(recorded)('%s replays offline to the diagnosis its scenario expects', async (slug) => {
+  // One `why` process per recording, several at a time: the cores are used, not one test's wait.
+  it.concurrent.each(recorded)('%s replays offline to the diagnosis its scenario expects', async (slug) => {
     const dir = join(INCIDENTS, slug)
     const { broker, expect: expectation } = readLabExpectation(dir)
     const verdict = await diagnoseIncident(dir, broker)
