@@ -415,9 +415,9 @@ function protocolDraft(rec: LogRecord): Draft | undefined {
       return draft('client.coordinator_unavailable', rec, text, { error: code }, { group: true })
     case 'REQUEST_TIMED_OUT':
       return undefined
-    case 'SASL_AUTHENTICATION_FAILED':
-      return undefined
     default:
-      return fatalDraft(rec, whole)
+      // Fenced, out-of-sequence and unknown-producer codes show up in retried produce responses too ("Got
+      // error produce response … retrying"); only a client's own fatal line (C12) makes them fatal.
+      return undefined
   }
 }
