@@ -40,7 +40,7 @@ type Pinned = Map<string, Partial<LogSourceConfig>>
  * broker belong to the asked broker, else to the one broker their file names, else to the broker the
  * first upload's name says (`broker-3.zip` → 3), else to that name itself.
  */
-export async function readUploadedLogs(uploads: readonly UploadedLog[], store: Store, opts: UploadedReadOptions): Promise<UploadedRead> {
+export async function readUploadedLogs(uploads: readonly UploadedLog[], store: Pick<Store, 'append'>, opts: UploadedReadOptions): Promise<UploadedRead> {
   const stats = emptySourceStats()
   const limits = opts.archiveLimits ?? DEFAULT_ARCHIVE_LIMITS
   const used = new Set<string>()

@@ -4,7 +4,8 @@ import type { Store } from '../engine/store/store.js'
 import type { KafkaAdminOps } from '../adapters/admin/ops.js'
 import { KafkaAdmin } from '../adapters/admin/kafka-admin.js'
 import { readSignalSources } from '../adapters/incident.js'
-import { readUploadedLogs, type UploadedLog, type UploadedRead, type UploadedReadOptions } from '../adapters/uploaded-logs.js'
+import type { UploadedLog, UploadedRead, UploadedReadOptions } from '../adapters/uploaded-logs.js'
+import { readUploadedLogsOffThread, type UploadBudget } from '../adapters/uploads-worker/read-off-thread.js'
 import { MemoryStore } from '../engine/store/memory-store.js'
 import { loadRules } from '../rule-files/load-rules.js'
 import { diagnose } from '../engine/diagnose.js'
@@ -56,11 +57,12 @@ export async function loadIncident(store: Store, dir: string): Promise<{ accepte
 
 /**
  * Reads logs shared in chat into a fresh in-memory store of their own, so what a user uploads is
- * diagnosed beside, never into, the team's live store; the store is dropped with the request.
+ * diagnosed beside, never into, the team's live store; the store is dropped with the request. The
+ * parsing runs in a worker thread under a time and memory budget, off the event loop that answers Slack.
  */
-export async function readUploadsInMemory(uploads: readonly UploadedLog[], opts: UploadedReadOptions): Promise<{ store: Store; read: UploadedRead }> {
+export async function readUploadsInMemory(uploads: readonly UploadedLog[], opts: UploadedReadOptions, budget?: UploadBudget): Promise<{ store: Store; read: UploadedRead }> {
   const store = new MemoryStore()
-  return { store, read: await readUploadedLogs(uploads, store, opts) }
+  return { store, read: await readUploadedLogsOffThread(uploads, store, opts, budget) }
 }
 
 /**

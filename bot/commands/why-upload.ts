@@ -1,4 +1,5 @@
 import { ArchiveLimitError } from '../../adapters/logs/open-input.js'
+import { UploadBudgetError, type UploadBudget } from '../../adapters/uploads-worker/read-off-thread.js'
 import type { UploadedLog } from '../../adapters/uploaded-logs.js'
 import type { BotContext } from '../context.js'
 import { readUploadsInMemory } from '../engine-bridge.js'
@@ -18,16 +19,17 @@ import { describeUnread } from '../../engine/unread-input.js'
  * and the answer is the same ranked diagnosis `/kafka why` gives — minus the buttons, which would act
  * on the live clusters rather than on these logs.
  */
-export async function whyUploaded(ctx: BotContext, where: { channel: string }, uploads: readonly UploadedLog[], args: { broker?: string } = {}): Promise<BotMessage> {
+export async function whyUploaded(ctx: BotContext, where: { channel: string }, uploads: readonly UploadedLog[], args: { broker?: string } = {}, budget?: UploadBudget): Promise<BotMessage> {
   if (uploads.length === 0) {
     throw new UserError('I found no log here. Share a server.log or gc.log (a .gz, .zip or .tar.gz bundle works too), or paste the lines in a ``` code block, then mention me with `why` in that thread.')
   }
   const cluster = clusterForChannel(ctx.config, where.channel)?.name ?? 'uploaded'
   let loaded
   try {
-    loaded = await readUploadsInMemory(uploads, { cluster, broker: args.broker })
+    loaded = await readUploadsInMemory(uploads, { cluster, broker: args.broker }, budget)
   } catch (err) {
     if (err instanceof ArchiveLimitError) throw new UserError(`${err.message}. Nothing was diagnosed.`)
+    if (err instanceof UploadBudgetError) throw new UserError(`${err.message} Nothing was diagnosed.`)
     throw err
   }
   const { store, read } = loaded
