@@ -41,7 +41,7 @@ export function libraryOf(rec: LogRecord): ClientLibraryLabel | undefined {
   if (/^kafka\.(?!server|controller|coordinator\.group|log|cluster\.Partition|network\.SocketServer|zk|utils)/.test(logger) || /<BrokerConnection |\bkafka\.(?:conn|client_async|coordinator|consumer\.fetcher|producer)\b/.test(line)) return 'kafka-python'
   if (/\[(?:Consumer|Producer|AdminClient|Admin|Worker|Share Consumer) clientId=|org\.apache\.kafka\.|\bo\.a\.k\.|\bConsumerCoordinator\b|\bNetworkClient\b/.test(line) || /^org\.apache\.kafka\./.test(logger)) return 'java'
   if (/\[sarama\]|^(?:client|consumer|producer|admin|consumergroup|txnmgr)\/\S+ |sarama/i.test(msg) || /\[sarama\]|\[Sarama/.test(line)) return 'sarama'
-  if (/; (?:broker|addr|group|err|topic): /.test(msg)) return 'franz-go'
+  if (/; (?:broker|addr|group|err|topic): |unable to dial: /.test(msg)) return 'franz-go'
   return undefined
 }
 
@@ -65,6 +65,8 @@ export function brokerOf(text: string): { node?: string; address?: string } {
   const franz = /\bbroker: (-?\d+|seed_\d+)/.exec(text)
   const addr = /\baddr: ([^\s,]+)/.exec(text)
   if (franz || addr) return { ...(franz && /^-?\d+$/.test(franz[1]) ? { node: franz[1] } : franz ? { node: '-1' } : {}), ...(addr ? { address: addr[1] } : {}) }
+  const dial = /\bdial tcp (\[[0-9a-f:]+\]:\d+|[\w.-]+:\d+): /.exec(text)
+  if (dial) return { address: dial[1] }
   const sar = /\bbroker (?:#)?(-?\d+)\b|\bbroker (?:at )?([\w.-]+:\d+)/.exec(text)
   if (sar) return sar[1] !== undefined ? { node: sar[1] } : { address: sar[2] }
   return {}
@@ -204,14 +206,15 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
   //     rdkafka_broker.c "Failed to resolve 'h:p': …"; sarama "Failed to connect to broker h:p: dial tcp …";
   //     franz-go "unable to open connection to broker; addr: …, broker: …, err: …"; kafkajs connection.js
   //     "[Connection] Connection error: connect ECONNREFUSED …", "[Connection] Connection timeout",
-  //     "[Connection] Failed to connect: …"; kafka-python conn.py "Connect attempt to <BrokerConnection …>
+  //     "[Connection] Failed to connect: …"; franz-go's error "unable to dial: dial tcp h:p: connect: connection
+  //     refused" as applications print it; kafka-python conn.py "Connect attempt to <BrokerConnection …>
   //     returned error 111. Disconnecting.", "… Connection attempt timed out". (The Java client's "Connection
   //     to node N … could not be established" is F16 of failure-matchers.ts.)
   {
-    literals: ['Connect to ', 'Failed to connect to broker', 'Failed to resolve', 'unable to open connection to broker', '[Connection] Connection error', '[Connection] Connection timeout', '[Connection] Failed to connect', 'Connect attempt', 'Connection attempt'],
+    literals: ['Connect to ', 'Failed to connect to broker', 'Failed to resolve', 'unable to open connection to broker', 'unable to dial: ', '[Connection] Connection error', '[Connection] Connection timeout', '[Connection] Failed to connect', 'Connect attempt', 'Connection attempt'],
     scope: 'message',
     formats: KAFKA_CLIENT,
-    re: /Connect to \S+ failed: (.*)|Failed to connect to broker(?: at)? \S+?:? (.*)|Failed to resolve '[^']*': (.*)|unable to open connection to broker; (.*)|\[Connection\] (?:Connection error|Failed to connect): (.*)|\[Connection\] Connection timeout|Connect attempt (?:to \S+(?: [^>]*>)* )?returned error (\S+)\. Disconnecting|Connection attempt (?:to \S+ )?timed out/,
+    re: /Connect to \S+ failed: (.*)|Failed to connect to broker(?: at)? \S+?:? (.*)|Failed to resolve '[^']*': (.*)|unable to open connection to broker; (.*)|unable to dial: (.*)|\[Connection\] (?:Connection error|Failed to connect): (.*)|\[Connection\] Connection timeout|Connect attempt (?:to \S+(?: [^>]*>)* )?returned error (\S+)\. Disconnecting|Connection attempt (?:to \S+ )?timed out/,
     build: failOnce((m, r) => {
       const text = textOf(r)
       const reason = m.slice(1).find((g) => g !== undefined) ?? 'timed out'

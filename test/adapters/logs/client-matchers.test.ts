@@ -69,6 +69,7 @@ const L10 =
   '[2017-06-29 00:47:45.312676] (0x00007fde7f1ea700) [info] (src/kafka/subscriber.h, 36) event severity => 7, fact() => OFFSET, str => asup-post [1]: offset reset (at offset INVALID) to END: Fetch response: Broker: Offset out of range'
 const K4 =
   'INFO [Consumer clientId=consumer-console-consumer-28016-1, groupId=console-consumer-28016] Fetch offset 0 is out of range for partition test-0. We only have log segments in the range from 0 to 40. Resetting offset (org.apache.kafka.clients.consumer.internals.Fetcher)'
+const F1 = '2024/05/11 01:10:36 [{ 0 unable to join group session: unable to dial: dial tcp 127.0.0.1:9012: connect: connection refused}]'
 
 const cases: Case[] = [
   { source: 'getsentry/self-hosted#633', line: L1, message: after(L1, ']: '), logger: 'FAIL', signal: 'client.connect_failed', labels: { library: 'librdkafka', node: '-1', address: 'kafka:9092', via: 'bootstrap', reason: 'refused' } },
@@ -91,6 +92,7 @@ const cases: Case[] = [
   { source: 'confluentinc/librdkafka#1013', line: L9, message: after(L9, 'rdkafka#producer-1| '), logger: 'FAIL', signal: 'client.auth_failed', labels: { library: 'librdkafka', kind: 'sasl', node: '-1', address: 'hdfs500.host.mobistar.be:9093' } },
   { source: 'confluentinc/librdkafka#1291', line: L10, message: after(L10, 'str => '), logger: 'OFFSET', signal: 'client.offset_out_of_range', labels: { library: 'librdkafka', topic: 'asup-post', partition: '1' } },
   { source: 'apache/kafka#8152', line: K4, message: after(K4, 'INFO ').replace(' (org.apache.kafka.clients.consumer.internals.Fetcher)', ''), logger: 'org.apache.kafka.clients.consumer.internals.Fetcher', signal: 'client.offset_out_of_range', labels: { library: 'java', topic: 'test', partition: '0' } },
+  { source: 'twmb/franz-go#728', line: F1, message: after(F1, '01:10:36 '), signal: 'client.connect_failed', labels: { library: 'franz-go', address: '127.0.0.1:9012', reason: 'refused' } },
   { source: 'shotover/shotover-proxy#1687', line: K1, message: after(K1, 'ConsumerCoordinator - '), logger: 'org.apache.kafka.clients.consumer.internals.ConsumerCoordinator', signal: 'client.commit_failed', labels: { library: 'java', group: 'my-group', topic: 'test', partition: '2', error: 'NOT_COORDINATOR' } },
   { source: 'shotover/shotover-proxy#1687', line: K2, message: after(K2, 'ConsumerCoordinator - '), logger: 'org.apache.kafka.clients.consumer.internals.ConsumerCoordinator', signal: 'client.coordinator_unavailable', labels: { library: 'java', group: 'my-group', error: 'COORDINATOR_NOT_AVAILABLE' } },
   { source: 'spring-projects/spring-kafka#1223', line: K3, message: after(K3, 'ConsumerCoordinator: '), logger: 'ConsumerCoordinator', signal: 'client.commit_failed', labels: { library: 'java', group: 'mysearchapp', topic: 'recruiter_entity', partition: '0', error: 'NOT_COORDINATOR' } },
@@ -125,6 +127,7 @@ describe('look-alikes stay quiet', () => {
   // Healthy lines of the same libraries, verbatim from the same reports.
   const quiet: [string, string, string][] = [
     ['IBM/sarama#3037: a healthy connect', '2024/12/23 12:37:28 [Sarama[] Connected to broker at b-1.t1devkafka.u91w03.c17.kafka.us-east-1.amazonaws.com:9094 (unregistered)', 'Connected to broker at b-1.t1devkafka.u91w03.c17.kafka.us-east-1.amazonaws.com:9094 (unregistered)'],
+    ['twmb/franz-go#716: a connection opened (franz-go debug through an application logger)', 'PRODUCER[DEBUG] connection opened to broker; addr: redpanda-2.redpanda.redpanda.svc.cluster.local.:9093, broker: 2', 'connection opened to broker; addr: redpanda-2.redpanda.redpanda.svc.cluster.local.:9093, broker: 2'],
     ['danielqsj/kafka_exporter#83: the retry after a failure', '[sarama] 2018/11/20 09:43:29 client/brokers resurrecting 1 dead seed brokers', 'client/brokers resurrecting 1 dead seed brokers'],
     ['ballerina-platform/ballerina-library#8911: coordinator found', 'INFO: [Consumer clientId=consumer-order-group-id-1, groupId=order-group-id] Discovered group coordinator localhost:9092 (id: 2147483646 rack: null)', '[Consumer clientId=consumer-order-group-id-1, groupId=order-group-id] Discovered group coordinator localhost:9092 (id: 2147483646 rack: null)'],
     ['tulios/kafkajs#1361: a member joined', '{"duration":33,"groupId":"consumer-group-id","groupProtocol":"RoundRobinAssigner","isLeader":true,"level":"INFO","message":"[ConsumerGroup] Consumer has joined the group","timestamp":"2022-05-16T12:22:16.517Z"}}', '[ConsumerGroup] Consumer has joined the group'],
