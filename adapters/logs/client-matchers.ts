@@ -36,7 +36,9 @@ export function libraryOf(rec: LogRecord): ClientLibraryLabel | undefined {
   const line = rec.lines[0] ?? ''
   const msg = rec.header.message
   const logger = rec.header.logger ?? ''
-  if (/rdkafka#|RDKAFKA-\d|librdkafka|\[thrd:/.test(line) || LIBRDKAFKA_FACILITY.test(logger)) return 'librdkafka'
+  // librdkafka's own layouts, and its wrappers' error values (confluent-kafka-python's KafkaError{code=…},
+  // Confluent.Kafka's exceptions, kcat's "% …") with librdkafka's "Local: …" / "Broker: …" error texts.
+  if (/rdkafka#|RDKAFKA-\d|librdkafka|\[thrd:|KafkaError\{code=|Confluent\.Kafka\.|: Local: /.test(line) || LIBRDKAFKA_FACILITY.test(logger)) return 'librdkafka'
   if (/"logger":"kafkajs"|^\[(?:Connection|BrokerPool|Consumer|ConsumerGroup|Runner|Producer|Admin|Cluster)\] /.test(msg) || /"logger":"kafkajs"/.test(line)) return 'kafkajs'
   if (/^kafka\.(?!server|controller|coordinator\.group|log|cluster\.Partition|network\.SocketServer|zk|utils)/.test(logger) || /<BrokerConnection |\bkafka\.(?:conn|client_async|coordinator|consumer\.fetcher|producer)\b/.test(line)) return 'kafka-python'
   if (/\[(?:Consumer|Producer|AdminClient|Admin|Worker|Share Consumer) clientId=|org\.apache\.kafka\.|\bo\.a\.k\.|\bConsumerCoordinator\b|\bNetworkClient\b/.test(line) || /^org\.apache\.kafka\./.test(logger)) return 'java'

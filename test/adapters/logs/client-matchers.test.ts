@@ -70,6 +70,8 @@ const L10 =
 const K4 =
   'INFO [Consumer clientId=consumer-console-consumer-28016-1, groupId=console-consumer-28016] Fetch offset 0 is out of range for partition test-0. We only have log segments in the range from 0 to 40. Resetting offset (org.apache.kafka.clients.consumer.internals.Fetcher)'
 const F1 = '2024/05/11 01:10:36 [{ 0 unable to join group session: unable to dial: dial tcp 127.0.0.1:9012: connect: connection refused}]'
+const W1 = 'cimpl.KafkaException: KafkaError{code=MSG_SIZE_TOO_LARGE,val=10,str="Unable to produce message: Broker: Message size too large"}'
+const W2 = '% Delivery failed for message: Local: Message timed out'
 
 const cases: Case[] = [
   { source: 'getsentry/self-hosted#633', line: L1, message: after(L1, ']: '), logger: 'FAIL', signal: 'client.connect_failed', labels: { library: 'librdkafka', node: '-1', address: 'kafka:9092', via: 'bootstrap', reason: 'refused' } },
@@ -92,6 +94,8 @@ const cases: Case[] = [
   { source: 'confluentinc/librdkafka#1013', line: L9, message: after(L9, 'rdkafka#producer-1| '), logger: 'FAIL', signal: 'client.auth_failed', labels: { library: 'librdkafka', kind: 'sasl', node: '-1', address: 'hdfs500.host.mobistar.be:9093' } },
   { source: 'confluentinc/librdkafka#1291', line: L10, message: after(L10, 'str => '), logger: 'OFFSET', signal: 'client.offset_out_of_range', labels: { library: 'librdkafka', topic: 'asup-post', partition: '1' } },
   { source: 'apache/kafka#8152', line: K4, message: after(K4, 'INFO ').replace(' (org.apache.kafka.clients.consumer.internals.Fetcher)', ''), logger: 'org.apache.kafka.clients.consumer.internals.Fetcher', signal: 'client.offset_out_of_range', labels: { library: 'java', topic: 'test', partition: '0' } },
+  { source: 'confluentinc/librdkafka#3125 (confluent-kafka-python)', line: W1, message: W1, signal: 'client.message_too_large', labels: { library: 'librdkafka' } },
+  { source: 'edenhill/kcat#137', line: W2, message: W2, signal: 'client.produce_failed', labels: { library: 'librdkafka', kind: 'expired' } },
   { source: 'twmb/franz-go#728', line: F1, message: after(F1, '01:10:36 '), signal: 'client.connect_failed', labels: { library: 'franz-go', address: '127.0.0.1:9012', reason: 'refused' } },
   { source: 'shotover/shotover-proxy#1687', line: K1, message: after(K1, 'ConsumerCoordinator - '), logger: 'org.apache.kafka.clients.consumer.internals.ConsumerCoordinator', signal: 'client.commit_failed', labels: { library: 'java', group: 'my-group', topic: 'test', partition: '2', error: 'NOT_COORDINATOR' } },
   { source: 'shotover/shotover-proxy#1687', line: K2, message: after(K2, 'ConsumerCoordinator - '), logger: 'org.apache.kafka.clients.consumer.internals.ConsumerCoordinator', signal: 'client.coordinator_unavailable', labels: { library: 'java', group: 'my-group', error: 'COORDINATOR_NOT_AVAILABLE' } },
