@@ -3,6 +3,7 @@ import { lookupSignal } from '../../signals/catalogue.js'
 import { validateSignal } from '../../signals/jsonl.js'
 import type { Signal } from '../../signals/signal.js'
 import { byTime, compareStored, factField, signalMember } from './keys.js'
+import { redactText } from '../../secrets/redact.js'
 import type {
   AlertRecord,
   AlertState,
@@ -39,6 +40,16 @@ export type StoreCaps = {
  */
 export const DEFAULT_NEW_CLUSTERS_PER_APPEND = 256
 export const DEFAULT_NEW_BROKERS_PER_APPEND = 4096
+
+/**
+ * A record as it may be kept: audit records carry what users typed and diagnoses the causes built
+ * from data, and both are read back into Slack and the digest, so they are stored redacted.
+ */
+export function redacted<T>(record: T): T {
+  const text = JSON.stringify(record)
+  const clean = redactText(text)
+  return clean === text ? structuredClone(record) : (JSON.parse(clean) as T)
+}
 
 /** More brokers than any real cluster runs, few enough that a flood of invented ids stays small. */
 export const DEFAULT_BROKERS_PER_CLUSTER = 1000
@@ -292,7 +303,7 @@ export class MemoryStore implements Store {
   }
 
   async recordDiagnosis(d: StoredDiagnosis): Promise<void> {
-    this.diagnoses.push({ ...d })
+    this.diagnoses.push(redacted(d))
     if (this.diagnoses.length > this.diagnosesCap) this.diagnoses = this.diagnoses.slice(-this.diagnosesCap)
   }
 
@@ -301,7 +312,7 @@ export class MemoryStore implements Store {
   }
 
   async appendAudit(r: AuditRecord): Promise<void> {
-    this.audit.push(withoutUndefined(r))
+    this.audit.push(redacted(withoutUndefined(r)))
     if (this.audit.length > this.auditCap) this.audit = this.audit.slice(-this.auditCap)
   }
 

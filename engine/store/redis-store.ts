@@ -1,3 +1,4 @@
+import { redactText } from '../../secrets/redact.js'
 import { Cluster, Redis, ReplyError, type ChainableCommander } from 'ioredis'
 import { checkBrokerId } from '../broker-id.js'
 import { lookupSignal } from '../../signals/catalogue.js'
@@ -833,7 +834,7 @@ export class RedisStore implements Store {
   }
 
   async recordDiagnosis(d: StoredDiagnosis): Promise<void> {
-    await this.run(() => this.redis.xadd(this.keys.diagnoses(), 'MAXLEN', '~', this.diagnosesCap, '*', 'd', JSON.stringify(d)))
+    await this.run(() => this.redis.xadd(this.keys.diagnoses(), 'MAXLEN', '~', this.diagnosesCap, '*', 'd', redactText(JSON.stringify(d))))
   }
 
   async recentDiagnoses(since: number): Promise<StoredDiagnosis[]> {
@@ -847,7 +848,7 @@ export class RedisStore implements Store {
   }
 
   async appendAudit(r: AuditRecord): Promise<void> {
-    await this.run(() => this.redis.xadd(this.keys.audit(), 'MAXLEN', '~', this.auditCap, '*', 'r', JSON.stringify(withoutUndefined(r))))
+    await this.run(() => this.redis.xadd(this.keys.audit(), 'MAXLEN', '~', this.auditCap, '*', 'r', redactText(JSON.stringify(withoutUndefined(r)))))
   }
 
   async listAudit(limit: number): Promise<AuditRecord[]> {

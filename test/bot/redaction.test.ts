@@ -89,6 +89,27 @@ live:
     await rm(dir, { recursive: true, force: true })
   })
 
+  /** Every key and value under the store's prefix, whatever its type. */
+  async function storedText(keep: (key: string) => boolean = () => true): Promise<string> {
+    const redis = new Redis(TEST_REDIS_URL)
+    try {
+      const dump: string[] = []
+      for (const key of (await redis.keys(`${PREFIX}*`)).filter(keep)) {
+        const type = await redis.type(key)
+        if (type === 'zset') dump.push(...(await redis.zrange(key, 0, -1)))
+        else if (type === 'hash') dump.push(JSON.stringify(await redis.hgetall(key)))
+        else if (type === 'set') dump.push(...(await redis.smembers(key)))
+        else if (type === 'list') dump.push(...(await redis.lrange(key, 0, -1)))
+        else if (type === 'string') dump.push((await redis.get(key)) ?? '')
+        else if (type === 'stream') dump.push(JSON.stringify(await redis.xrange(key, '-', '+')))
+        dump.push(key)
+      }
+      return dump.join('\n')
+    } finally {
+      redis.disconnect()
+    }
+  }
+
   const leaks = (text: string) => Object.entries(SECRETS).filter(([, s]) => text.includes(s)).map(([k]) => k)
 
   it('stores no secret: every key and value under the store prefix, signal text and labels included', async () => {
@@ -96,22 +117,7 @@ live:
     const hostile = got.filter((s) => s.text?.includes('[redacted]'))
     expect(hostile.length).toBeGreaterThanOrEqual(Object.keys(SECRETS).length)
     expect(hostile.some((s) => s.labels?.pattern?.includes('[redacted]'))).toBe(true)
-    const redis = new Redis(TEST_REDIS_URL)
-    try {
-      const dump: string[] = []
-      for (const key of await redis.keys(`${PREFIX}*`)) {
-        const type = await redis.type(key)
-        if (type === 'zset') dump.push(...(await redis.zrange(key, 0, -1)))
-        else if (type === 'hash') dump.push(JSON.stringify(await redis.hgetall(key)))
-        else if (type === 'set') dump.push(...(await redis.smembers(key)))
-        else if (type === 'list') dump.push(...(await redis.lrange(key, 0, -1)))
-        else if (type === 'string') dump.push((await redis.get(key)) ?? '')
-        dump.push(key)
-      }
-      expect(leaks(dump.join('\n'))).toEqual([])
-    } finally {
-      redis.disconnect()
-    }
+    expect(leaks(await storedText())).toEqual([])
   })
 
   async function ask(text: string, user = 'U0CAROL'): Promise<Record<string, unknown>> {
@@ -142,5 +148,8 @@ live:
     const sent = [...slack.calls, ...slack.responses].map((c) => JSON.stringify(c.args)).join('\n')
     expect(sent).toContain('[redacted]')
     expect(leaks(sent)).toEqual([])
+    // Nor kept: the audit records of those commands and the diagnoses are stored too (the alert
+    // above was written by this test with the secrets in it, so its own key is left out).
+    expect(leaks(await storedText((key) => !key.endsWith(':fp-secret')))).toEqual([])
   })
 })
