@@ -82,7 +82,7 @@ export function brokerOf(text: string): { node?: string; address?: string } {
 const PROTOCOL_ERRORS: readonly [string, RegExp][] = [
   ['NOT_LEADER_OR_FOLLOWER', /NOT_LEADER_(?:FOR_PARTITION|OR_FOLLOWER)|NotLeader(?:ForPartition|OrFollower)(?:Exception|Error)|Broker: Not leader for partition|not the leader for (?:some|that) (?:topic-)?partition/],
   ['LEADER_NOT_AVAILABLE', /LEADER_NOT_AVAILABLE|LeaderNotAvailable(?:Exception|Error)|Broker: Leader not available|there is currently no leader for this partition|There is no leader for this topic-partition/],
-  ['UNKNOWN_TOPIC_OR_PARTITION', /UNKNOWN_TOPIC_OR_PART(?:ITITON|ITION)?\b|UnknownTopicOrPartition(?:Exception|Error)|Broker: Unknown topic or partition|Local: Unknown (?:topic|partition)|topic or partition that does not exist on this broker|This server does not host this topic-partition/],
+  ['UNKNOWN_TOPIC_OR_PARTITION', /UNKNOWN_TOPIC_OR_PART(?:ITITON|ITION)?\b|UnknownTopicOrPartition(?:Exception|Error)|Broker: Unknown topic or partition|Received unknown topic or partition error|Local: Unknown (?:topic|partition)|topic or partition that does not exist on this broker|This server does not host this topic-partition/],
   ['MESSAGE_TOO_LARGE', /MESSAGE_TOO_LARGE|MSG_SIZE_TOO_LARGE|RecordTooLargeException|MessageSizeTooLarge(?:Error)?|Broker: Message size too large|Message was too large, server rejected it|message larger than the max message size the server will accept|bytes when serialized which is larger than|larger than configured Producer\.MaxMessageBytes/],
   ['OFFSET_OUT_OF_RANGE', /OFFSET_OUT_OF_RANGE|OffsetOutOfRange(?:Exception|Error)?\b|Broker: Offset out of range|offset is outside the range of offsets|offset is not within the range of offsets|is out of range for (?:topic-)?partition|Offset out of range, resetting/],
   ['REBALANCE_IN_PROGRESS', /REBALANCE_IN_PROGRESS|RebalanceInProgress(?:Exception|Error)|Broker: Group rebalance in progress|group is rebalancing|rebalance for the group is in progress/],
@@ -101,7 +101,7 @@ const PROTOCOL_ERRORS: readonly [string, RegExp][] = [
 /** Literals (8+ characters, so the prefilter stays a literal scan) one of which every PROTOCOL_ERRORS text holds. */
 const PROTOCOL_LITERALS: readonly string[] = [
   'Broker: ', 'kafka server: ', 'NOT_LEADER', 'NotLeader', 'LEADER_NOT_AVAILABLE', 'LeaderNotAvailable', 'not the leader for', 'no leader for this',
-  'UNKNOWN_TOPIC', 'UnknownTopicOrPartition', 'Local: Unknown', 'does not host this topic', 'does not exist on this broker',
+  'UNKNOWN_TOPIC', 'UnknownTopicOrPartition', 'Local: Unknown', 'unknown topic or partition error', 'does not host this topic', 'does not exist on this broker',
   'TOO_LARGE', 'TooLarge', 'RecordTooLarge', 'too large, server', 'max message size', 'bytes when serialized', 'MaxMessageBytes',
   'OUT_OF_RANGE', 'OutOfRange', 'out of range', 'range of offsets', 'REBALANCE_IN_PROGRESS', 'RebalanceInProgress', 'is rebalancing', 'rebalance for the group',
   'ILLEGAL_GENERATION', 'IllegalGeneration', 'generation id', 'UNKNOWN_MEMBER_ID', 'UnknownMemberId', 'Unknown member', 'aware of this member', 'member is not known',
@@ -131,7 +131,8 @@ function partitionOf(text: string): { topic: string; partition: string } | undef
   if (rdk) return { topic: rdk[1], partition: rdk[2] }
   const py = /TopicPartition\(topic=u?'([^']+)', partition=(\d+)\)/.exec(text)
   if (py) return { topic: py[1], partition: py[2] }
-  const java = /(?:topic-)?partition (\S+?)-(\d+)\b/.exec(text)
+  // The partition number ends the name ("connect-configs-8.1.0-0", "test-0." at a sentence's end).
+  const java = /(?:topic-)?partition (\S+)-(\d+)(?=\.?(?:\s|$)|[,:;)\]])/.exec(text)
   if (java) return { topic: java[1], partition: java[2] }
   const sar = /(?:subscription to |consumer\/(?!broker\/)|producer\/leader\/)([\w.-]+)\/(\d+)\b/.exec(text)
   if (sar) return { topic: sar[1], partition: sar[2] }
@@ -289,12 +290,13 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
     }),
   },
   // C6. The Java client's metadata: "Error while fetching metadata with correlation id N : {t=UNKNOWN_TOPIC_OR_PARTITION}"
-  //     (NetworkClient, WARN, 0.10-4.x) and "Topic t not present in metadata after N ms." (KafkaProducer, 2.x-4.x).
+  //     (NetworkClient, WARN, 0.10-3.6), "The metadata response from the cluster reported a recoverable issue with
+  //     correlation id N : {t=…}" (3.7+), and "Topic t not present in metadata after N ms." (KafkaProducer, 2.x-4.x).
   {
-    literals: ['Error while fetching metadata with correlation id', 'not present in metadata after'],
+    literals: ['Error while fetching metadata with correlation id', 'reported a recoverable issue with correlation id', 'not present in metadata after'],
     scope: 'record',
     formats: KAFKA_CLIENT,
-    re: /Error while fetching metadata with correlation id \d+ : \{([^=}]+)=(\w+)|Topic (\S+) not present in metadata after (\d+) ms/,
+    re: /(?:Error while fetching metadata|The metadata response from the cluster reported a recoverable issue) with correlation id \d+ : \{([^=}]+)=(\w+)|Topic (\S+) not present in metadata after (\d+) ms/,
     build: (m, r) => {
       const topic = m[1] ?? m[3]
       const error = m[2] ?? 'METADATA_TIMEOUT'
@@ -399,7 +401,7 @@ function protocolDraft(rec: LogRecord): Draft | undefined {
   const code = protocolError(whole)
   if (!code) return undefined
   // Lines other rows already read as their own class.
-  if (/Fatal (?:transaction )?error: |Transiting to fatal error state|Offset commit failed|auto-commit of offsets|Offset commit \(|CommitFailedException|Error while fetching metadata with correlation id|NotLeaderForPartition|NOT_LEADER_FOR_PARTITION|NOT_LEADER_OR_FOLLOWER|NotLeaderOrFollower/.test(whole)) return undefined
+  if (/Fatal (?:transaction )?error: |Transiting to fatal error state|Offset commit failed|auto-commit of offsets|Offset commit \(|CommitFailedException|Error while fetching metadata with correlation id|reported a recoverable issue with correlation id|NotLeaderForPartition|NOT_LEADER_FOR_PARTITION|NOT_LEADER_OR_FOLLOWER|NotLeaderOrFollower/.test(whole)) return undefined
   switch (code) {
     case 'NOT_LEADER_OR_FOLLOWER':
     case 'LEADER_NOT_AVAILABLE':
