@@ -1,6 +1,7 @@
 import { dateTimeLength, parseDateTime, parseUptimeMs, type ZoneOffset } from './timestamp.js'
 import { matchLinePrefix, prefixShape, type LinePrefix } from './line-prefix.js'
-import type { LayoutName, LogFormat, WrapperName } from './types.js'
+import { learnedClientOf, learnedHeaderAt, learnLayout, readFields, type Fields } from './learned-layout.js'
+import type { ClientName, LayoutName, LogFormat, WrapperName } from './types.js'
 
 /**
  * Line layouts: where a record starts, and its time, level, message and logger. Deployments wrap
@@ -15,8 +16,16 @@ export type Header = {
   uptimeMs?: number
   level?: string
   logger?: string
+  /** The thread, when the layout prints one apart from the message (learned layouts). */
+  thread?: string
+  /** The client library whose layout the record is in (see ClientName); client matchers key on it. */
+  client?: ClientName
+  /** ms since midnight, for a line that gives only a time of day (`13:57:44.697`); `at` is then absent. */
+  timeOfDayMs?: number
   message: string
 }
+
+const UTC_ZONE: ZoneOffset = () => 0
 
 const isDigit = (c: number) => c >= 48 && c <= 57
 
@@ -43,6 +52,8 @@ export function isHeaderAt(s: string, p: number, layout: LayoutName): boolean {
     }
     case 'none':
       return !continuesStackTrace(s, p, c)
+    default:
+      return learnedHeaderAt(s, p, layout, UTC_ZONE)
   }
 }
 
@@ -93,11 +104,30 @@ export function readHeader(line: string, layout: LayoutName, zone: ZoneOffset, a
     case 'jvm':
       return readJvmHeader(line, zone, anchor)
     case 'none': {
-      // A pattern without a date ("%p %m (%c)%n", or a line quoted without its stamp) still names its level.
+      // A pattern without a date ("%p %m (%c)%n", or a line quoted without its stamp) still names its level;
+      // so do kafka-python's `ERROR:kafka.conn:…`, franz-go's `[WARN] …` and a client's own layouts.
       const m = UNDATED_LEVEL_RE.exec(line)
-      return m ? splitLogger(undefined, m[1], m[2]) : { message: line }
+      if (m) return splitLogger(undefined, m[1], m[2])
+      const f = readFields(line, zone)
+      return f && (f.level !== undefined || f.client !== undefined) ? headerOf(f, true) : { message: line }
+    }
+    default: {
+      const f = readFields(line, zone)
+      return f ? headerOf(f, false) : undefined
     }
   }
+}
+
+/** Fields read by a learned layout as a Header; `undated` keeps a stray stamp in an undated file out. */
+function headerOf(f: Fields, undated: boolean): Header {
+  const h: Header = { message: f.message }
+  if (!undated && f.at !== undefined) h.at = f.at
+  if (!undated && f.timeOfDayMs !== undefined) h.timeOfDayMs = f.timeOfDayMs
+  if (f.level !== undefined) h.level = f.level
+  if (f.logger !== undefined) h.logger = f.logger
+  if (f.thread !== undefined) h.thread = f.thread
+  if (f.client !== undefined) h.client = f.client
+  return h
 }
 
 /**
@@ -283,6 +313,12 @@ export function detectLayout(sample: readonly string[]): LayoutName {
       bestScore = s
     }
   }
+  // A layout learned from the lines themselves wins only where it reads more dated records than every
+  // fixed one: Kafka's own layouts keep their readers.
+  // JDK unified logging reads any "[date] " front as a decorator: without a GC line in sight, a learned
+  // layout that also found the level (Akka's "[date] [WARN] [logger] …") takes a tie.
+  const learned = learnLayout(lines)
+  if (learned && (learned.score > bestScore || (best === 'jvm' && learned.score === bestScore && !GC_HINT.test(lines.join('\n'))))) return learned.name
   return best
 }
 
@@ -299,6 +335,7 @@ const BROKER_HINT = /\((?:kafka\.(?:server|cluster|log|controller|coordinator|ne
  * file's lines as unparsed rather than guessing.
  */
 export function detectFormat(sample: readonly string[], layout: LayoutName): LogFormat | undefined {
+  if (learnedClientOf(layout)) return 'client'
   const text = sample.join('\n')
   if (layout === 'jvm' || (layout === 'none' && GC_HINT.test(text))) return 'gc'
   const broker = BROKER_HINT.test(text)
@@ -307,5 +344,21 @@ export function detectFormat(sample: readonly string[], layout: LayoutName): Log
   // Undated text that holds a Java exception or a JVM fatal banner (stdout, a pasted stack) is read
   // as the broker's: its errors become signals instead of the file being skipped as unknown.
   if (JAVA_TEXT_HINT.test(text) || UNDATED_KAFKA_HINT.test(text)) return 'kafka'
-  return undefined
+  // A line that starts with a level word is a log line whatever surrounds it (a paste with its stamps cut
+  // off, kafka-python's default layout, franz-go's basic logger): a client's when one is named.
+  return undatedFormat(sample)
+}
+
+/** The format of undated lines that open with a level word or a client's own layout, if any do. */
+function undatedFormat(sample: readonly string[]): LogFormat | undefined {
+  let levelled = 0
+  let client = 0
+  for (const l of sample) {
+    const f = l.length > 0 ? readFields(l, UTC_ZONE) : undefined
+    if (!f || (f.level === undefined && f.client === undefined)) continue
+    levelled++
+    if (f.client) client++
+  }
+  if (levelled === 0) return undefined
+  return client * 2 >= levelled ? 'client' : 'kafka'
 }

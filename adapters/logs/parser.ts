@@ -98,6 +98,9 @@ export class LogParser {
   /** Detection ran on a short head with no dated line (see redetect); lines looked at since. */
   private provisional = false
   private sampled = 0
+  /** The last time of day read (clockTime), and the days its clock has wrapped past midnight. */
+  private lastClock: number | undefined
+  private clockDays = 0
 
   /** `startLine` is the number of the first line fed (a tailer resuming mid-file). */
   constructor(cfg: LogSourceConfig, limits: Partial<ParserLimits> = {}, startLine = 1) {
@@ -394,6 +397,9 @@ export class LogParser {
       this.anchor = header.at - header.uptimeMs
     }
     let at = header.at
+    // A time of day without its date (a learned `HH:mm:ss,SSS` layout) is placed on the stand-in date.
+    const byClock = at === undefined && header.timeOfDayMs !== undefined ? this.clockTime(header.timeOfDayMs) : undefined
+    if (byClock !== undefined) at = byClock
     if (at === undefined && layout === 'none') {
       if (/^\d+ records sent, /.test(header.message)) this.progress++
       if (this.cfg.start !== undefined) at = this.cfg.start + PERF_REPORT_INTERVAL_MS * this.progress
@@ -412,6 +418,7 @@ export class LogParser {
     // first one, it waits for the next (settleTimes), and a file with none at all uses `undatedAt`.
     if (at === undefined && layout !== 'none') at = this.timeBefore(chunk, offset, layout)
     const signals = this.toSignals(drafts, at ?? Number.NaN, lines, lineNo, header.message)
+    if (byClock !== undefined) for (const sig of signals) sig.labels = { ...sig.labels, [TIME_UNKNOWN_LABEL]: 'true' }
     if (at === undefined) this.pending.drafts.push(...signals)
     else out.push(...signals)
   }
@@ -431,6 +438,22 @@ export class LogParser {
     }
     this.stats.signals += drafts.length
     return out
+  }
+
+  /**
+   * Epoch ms of a time of day read without its date: on the day of `undatedAt` (replay: the file's
+   * modification time), a day later each time the clock runs backwards by more than an hour. Its
+   * signals are marked `time_unknown`: their gaps hold, their date is a stand-in. Undefined without
+   * `undatedAt`, so the record waits for a dated line like any undated one.
+   */
+  private clockTime(timeOfDayMs: number): number | undefined {
+    const base = this.cfg.undatedAt
+    if (base === undefined) return undefined
+    if (this.lastClock !== undefined && timeOfDayMs < this.lastClock - 3_600_000) this.clockDays++
+    this.lastClock = timeOfDayMs
+    const day = Math.floor((base + this.zone(base)) / 86_400_000) * 86_400_000
+    const local = day + this.clockDays * 86_400_000 + timeOfDayMs
+    return local - this.zone(local)
   }
 
   /** A timestamped line was read: it dates the undated records waiting before it. */

@@ -13,9 +13,34 @@ export type LogFormat = 'kafka' | 'gc' | 'client'
  * - strimzi: `2023-01-10 12:00:00,123 INFO msg (logger) [thread]` (also plain ISO date first)
  * - cloudera: `2019-02-01 10:00:00,123 INFO kafka.server.KafkaServer: msg`
  * - jvm: JDK 8 `-XX:+PrintGCDateStamps/TimeStamps` prefixes and JDK 9+ unified logging decorators
- * - none: no timestamp at all (kafka-producer-perf-test progress output, bare exception lines)
+ * - none: no timestamp at all (kafka-producer-perf-test progress output, bare exception lines, a paste
+ *   with the stamps cut off, kafka-python's default `ERROR:kafka.conn:…`)
+ * - learned:…: a layout learned from the file itself (see LearnedLayoutName)
  */
-export type LayoutName = 'apache' | 'strimzi' | 'cloudera' | 'jvm' | 'none'
+export type LayoutName = 'apache' | 'strimzi' | 'cloudera' | 'jvm' | 'none' | LearnedLayoutName
+
+/**
+ * Where a learned layout's records carry their time: a full date-time (`2021-05-11 11:31:38.348`,
+ * `2015/04/15 23:29:42`), a time of day only (`13:57:44.697`, the date cut off or never written), epoch
+ * seconds or ms (`1571732798.712`), or inside a JSON object (kafkajs).
+ */
+export type LearnedTime = 'date-time' | 'time-of-day' | 'epoch' | 'json'
+
+/**
+ * A layout learned from a file's own lines rather than taken from the fixed list above
+ * (adapters/logs/learned-layout.ts): `learned:<where the time is>`, and `:<client>` when the lines are a
+ * client library's own layout. The level, thread and logger are found on each line around the time.
+ */
+export type LearnedLayoutName = `learned:${LearnedTime}` | `learned:${LearnedTime}:${ClientName}`
+
+/**
+ * The client library that wrote a record, when its layout says so (librdkafka's `%3|…|FAC|rdkafka#…|`,
+ * sarama's `[sarama] `, kafkajs' JSON, franz-go's `[LEVEL] msg; key: value`, kafka-python's
+ * `LEVEL:kafka.conn:`, the Java client's `org.apache.kafka.clients` loggers as Spring, Connect and
+ * Streams print them). Read by client matchers from `Header.client`; the wrappers of librdkafka
+ * (confluent-kafka-python/go/.NET, node-rdkafka) print its lines and are `librdkafka`.
+ */
+export type ClientName = 'java' | 'librdkafka' | 'sarama' | 'franz-go' | 'kafkajs' | 'kafka-python'
 
 /** Container log wrappers that sit around a whole line and are removed before the layout is read. */
 export type WrapperName = 'docker-compose' | 'kubernetes' | 'docker-json' | 'line-prefix'
