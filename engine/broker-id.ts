@@ -18,3 +18,10 @@ export function checkBrokerId(id: string): string | undefined {
   if (!BROKER_ID_PATTERN.test(id)) return `broker id '${id}' must be letters, digits, '.', '_' or '-', starting with a letter or digit`
   return undefined
 }
+
+/** Broker ids in the order people count them: 2 before 10; names (kafka-3) after, alphabetically. */
+export function compareBroker(a: string, b: string): number {
+  const na = Number(a)
+  const nb = Number(b)
+  return Number.isFinite(na) && Number.isFinite(nb) ? na - nb : a.localeCompare(b)
+}

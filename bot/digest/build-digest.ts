@@ -1,3 +1,4 @@
+import { compareBroker } from '../../engine/broker-id.js'
 import { floorTrend } from '../../engine/floor-trend.js'
 import type { Signal } from '../../signals/signal.js'
 import { decodeVersion, encodeVersion, formatValue } from '../../signals/units.js'
@@ -426,10 +427,4 @@ function groupByName(signals: Signal[]): Map<string, Signal[]> {
 
 function isNumber(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v)
-}
-
-function compareBroker(a: string, b: string): number {
-  const na = Number(a)
-  const nb = Number(b)
-  return Number.isFinite(na) && Number.isFinite(nb) ? na - nb : a.localeCompare(b)
 }

@@ -1,5 +1,7 @@
 import { looksHealthy } from '../../engine/abnormal.js'
 import { diagnose } from '../../engine/diagnose.js'
+import { diagnoseCluster } from '../../engine/diagnose-cluster.js'
+import { renderClusterDiagnosis } from '../render-cluster.js'
 import { describeUnread } from '../../engine/unread-input.js'
 import { unreadInput } from '../../adapters/unread-input.js'
 import type { Store } from '../../engine/store/store.js'
@@ -11,7 +13,8 @@ import type { WHY_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
 import path from 'node:path'
-import { checkZone, describeIngest, ingestSources, readBrokerId, readBrokerPaths, type IngestResult } from './replay.js'
+import { checkZone, DEFAULT_REPLAY_HELD, describeIngest, ingestSources, readBrokerId, readBrokerPaths, type IngestResult } from './replay.js'
+import { MemoryStore } from '../../engine/store/memory-store.js'
 
 /** The command as the command line runs it (tests, scripts): parses argv, then the body. */
 export const run = (argv: string[]): Promise<number> => runCommand('why', argv)
@@ -29,7 +32,9 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
   const perPath = readBrokerPaths(options.broker)
   checkZone(options.tz)
   const replay = [...options.replay.flatMap((p) => p.split(',')).filter(Boolean), ...perPath.keys()]
-  if (asked === undefined && replay.length === 0) throw new UsageError('why needs a broker, e.g. kafka-why why 3 (or logs to read: kafka-why why --replay /var/log/kafka)')
+  if (asked === undefined && replay.length === 0 && options.cluster === undefined) {
+    throw new UsageError('why needs a broker, e.g. kafka-why why 3, a cluster (kafka-why why --cluster prod), or logs to read (kafka-why why --replay /var/log/kafka)')
+  }
   return withRulesAndStore(options.rules, async (rules, store) => {
     let window: { from: number; to: number } | undefined
     let broker = asked
@@ -40,8 +45,14 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
         fallbackBroker: asked === undefined ? fallbackBrokerName(replay[0]) : undefined,
         brokers: perPath,
         timeZone: options.tz,
+        // A private in-memory replay keeps its newest signals within a bound; a store asked for keeps all.
+        ...(store instanceof MemoryStore && at === undefined ? { maxHeld: DEFAULT_REPLAY_HELD } : {}),
+        progress: (line) => console.error(line),
       })
       if (!options.json) console.error(describeIngest(ingest))
+      if (ingest.keptFrom !== undefined) {
+        console.error(`kafka-why: these logs hold more than the ${DEFAULT_REPLAY_HELD.toLocaleString('en-US')} signals one replay keeps in memory: diagnosing from ${isoStamp(ingest.keptFrom)} on (${ingest.dropped.toLocaleString('en-US')} older signals not kept; --at picks an earlier moment)`)
+      }
       // A loop, not Math.min(...all): a replay of a few hundred thousand signals overflows the stack.
       for (const times of ingest.times.values()) {
         for (const t of times) window = window ? { from: Math.min(window.from, t), to: Math.max(window.to, t) } : { from: t, to: t }
@@ -50,7 +61,12 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
         const found = [...ingest.brokers].flatMap(([c, set]) => [...set].map((b) => ({ cluster: c, broker: b })))
         if (found.length === 0) return reportNothingAbnormal(ingest, window, options.json)
         if (found.length > 1) {
-          throw new UsageError(`the logs hold ${found.length} brokers (${found.map((f) => f.broker).join(', ')}): name one, e.g. kafka-why why ${found[0].broker} --replay ${replay.join(' --replay ')}`)
+          // Several brokers' logs are a cluster event: answer for the cluster, origin first.
+          const clusters = [...new Set(found.map((f) => f.cluster))]
+          if (clusters.length > 1) throw new UsageError(`the logs hold ${clusters.length} clusters (${clusters.join(', ')}): pass --cluster NAME, or name a broker`)
+          const to = at !== undefined && window ? Math.min(at, window.to) : window!.to
+          const from = sinceMs !== undefined ? to - sinceMs : window!.from
+          return answerCluster(rules, store, { cluster: clusters[0], from, to, now: to }, options, ingest)
         }
         broker = found[0].broker
         if (!options.json) console.error(`diagnosing broker ${broker}, the one broker in these logs`)
@@ -59,8 +75,14 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
         return reportNothingAbnormal(ingest, window, options.json)
       }
     }
+    if (broker === undefined) {
+      // --cluster without a broker: the cluster's answer over the store.
+      const to = at ?? Date.now()
+      return answerCluster(rules, store, { cluster: options.cluster!, from: to - (sinceMs ?? 3_600_000), to, now: to }, options, undefined)
+    }
     const cluster = await resolveCluster(store, broker!, options.cluster)
-    const now = at ?? window?.to ?? Date.now()
+    // A replay is answered inside its data: --at past the last record evaluates no window beyond it.
+    const now = at !== undefined && window ? Math.min(at, window.to) : (at ?? window?.to ?? Date.now())
     const from = sinceMs !== undefined ? now - sinceMs : window && at === undefined ? window.from : now - 3_600_000
     const diagnosis = await diagnose(rules, store, { cluster, broker: broker!, from, to: now, now })
     const unread = ingest && unreadInput(ingest.stats)
@@ -72,6 +94,26 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
     }
     return 0
   }, replay.length ? { store: options.store } : undefined)
+}
+
+/** The cluster's answer: origin brokers first with their whole diagnosis, the others as consequences. */
+async function answerCluster(
+  rules: Parameters<typeof diagnoseCluster>[0],
+  store: Store,
+  w: { cluster: string; from: number; to: number; now: number },
+  options: { json: boolean; verbose: boolean },
+  ingest: IngestResult | undefined,
+): Promise<number> {
+  const answer = await diagnoseCluster(rules, store, w)
+  if (answer.brokers.length === 0) throw new CommandError(`no broker of cluster '${w.cluster}' has signals in the store`)
+  const unread = ingest && unreadInput(ingest.stats)
+  if (unread) for (const part of answer.brokers) part.diagnosis.unread = unread
+  if (options.json) console.log(JSON.stringify(answer, null, 2))
+  else {
+    console.log(renderClusterDiagnosis(answer, { verbose: options.verbose, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR }))
+    if (ingest && answer.brokers.every((b) => looksHealthy(b.diagnosis))) console.log(nothingAbnormal(ingest, { from: w.from, to: w.to }))
+  }
+  return 0
 }
 
 /**

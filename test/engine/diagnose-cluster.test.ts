@@ -1,0 +1,111 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { Cause, Diagnosis } from '../../engine/diagnosis.js'
+import { joinDiagnoses, peersNamed } from '../../engine/diagnose-cluster.js'
+import { clusterAnswerOf } from '../../lab/origin-table.js'
+import { kafkaWhy } from '../support/kafka-why-cli.js'
+
+// Cluster answers over the lab's real 3-broker recordings: the broker the fault was injected on
+// (lab.json's `broker`) must come first as the origin, and its peers' fetcher errors, client errors
+// and NotLeader answers must not make them origins too. One recording per fault family keeps the
+// suite quick; docs/cluster-answers.md has the table over every multi-broker recording
+// (`npx tsx lab/origin-table.ts`).
+const INCIDENTS = 'test/incidents'
+const RECORDINGS = [
+  'lab-broker-kill',
+  'lab-cpu-starved',
+  'lab-disk-full',
+  'lab-kraft-quorum-loss',
+  'lab-partition-dir-removed',
+  'lab-stw',
+  'lab-stw-kraft',
+  'lab-under-min-isr',
+  'lab-threads-exhausted',
+]
+
+describe('engine/diagnose-cluster over lab recordings', { timeout: 180_000 }, () => {
+  it.each([...RECORDINGS, 'lab-oom-killed', 'lab-broker-partitioned'])('%s: the faulted broker is named first, as the origin', async (slug) => {
+    const lab = JSON.parse(readFileSync(join(INCIDENTS, slug, 'lab.json'), 'utf8'))
+    const answer = await clusterAnswerOf(slug)
+    expect(answer.brokers.length).toBeGreaterThanOrEqual(readdirSync(join(INCIDENTS, slug)).filter((d) => d.startsWith('broker-')).length)
+    expect(answer.brokers[0]).toMatchObject({ broker: lab.broker, role: 'origin' })
+    expect(answer.brokers[0].own[0].ruleId).toBe(lab.expect.topRule)
+  })
+
+  it('lab-disk-full: the peers fetching from the full broker are its consequences, not origins', async () => {
+    const answer = await clusterAnswerOf('lab-disk-full')
+    const fetchers = answer.links.filter((l) => l.consequence.ruleId === 'fetcher_cannot_reach_leader')
+    expect(fetchers.map((l) => [l.cause.broker, l.cause.ruleId, l.consequence.broker, l.by]).sort()).toEqual([
+      ['3', 'disk_full', '1', 'peer'],
+      ['3', 'disk_full', '2', 'peer'],
+    ])
+    for (const b of answer.brokers.filter((p) => p.broker !== '3')) expect(b.own.map((c) => c.ruleId)).not.toContain('fetcher_cannot_reach_leader')
+  })
+})
+
+describe('engine/diagnose-cluster: joining answers', () => {
+  const cause = (ruleId: string, severity: Cause['severity'], broker: string, labels: Record<string, string>, at: number): Cause => ({
+    ruleId,
+    severity,
+    cause: ruleId,
+    run: [],
+    labels,
+    firstAt: at,
+    lastAt: at,
+    matchedAt: at,
+    evidence: [{ at, signal: 's', broker, source: 'test' }],
+    corroboration: 1,
+    score: 0,
+    explainsRules: [],
+  })
+  const diagnosis = (broker: string, causes: Cause[]): Diagnosis => ({ cluster: 'c', broker, from: 0, to: 100, at: 100, causes, nearMisses: [], abnormal: [], signalsSeen: 1 })
+
+  it('names a broker whose peers blame it but whose own logs were not given', () => {
+    const answer = joinDiagnoses([], [diagnosis('1', [cause('fetcher_cannot_reach_leader', 'warning', '1', { leader: '3' }, 50)])], { cluster: 'c', from: 0, to: 100, now: 100 })
+    expect(answer.brokers.map((b) => [b.broker, b.role])).toEqual([
+      ['3', 'named'],
+      ['1', 'affected'],
+    ])
+    expect(answer.brokers[0].namedBy).toEqual([{ broker: '1', ruleId: 'fetcher_cannot_reach_leader' }])
+  })
+
+  it('does not take a symptom for a consequence of a cause that began after it ended', () => {
+    const answer = joinDiagnoses(
+      [],
+      [diagnosis('3', [cause('disk_full', 'critical', '3', {}, 90_000)]), diagnosis('1', [cause('fetcher_cannot_reach_leader', 'warning', '1', { leader: '3' }, 10_000)])],
+      { cluster: 'c', from: 0, to: 100_000, now: 100_000 },
+    )
+    expect(answer.links).toEqual([])
+    expect(answer.brokers.filter((b) => b.role === 'origin').map((b) => b.broker)).toEqual(['3', '1'])
+  })
+
+  it('tells a cause resting only on cluster-wide evidence once, and never as an origin', () => {
+    const clientOnly = (broker: string) => ({ ...cause('client_records_expired', 'warning', broker, {}, 50), evidence: [{ at: 50, signal: 'client.produce_failed', source: 'log:clients/producer.log:3' }] })
+    const answer = joinDiagnoses([], [diagnosis('1', [clientOnly('1')]), diagnosis('2', [clientOnly('2')])], { cluster: 'c', from: 0, to: 100, now: 100 })
+    expect(answer.brokers.every((b) => b.role !== 'origin')).toBe(true)
+    expect(answer.clusterWide.map((w) => [w.cause.ruleId, w.brokers])).toEqual([['client_records_expired', ['1', '2']]])
+  })
+
+  it.each([
+    [{ leader: '3' }, ['3']],
+    [{ node: '2', address: 'b2:9092' }, ['2']],
+    [{ leaders: '1,3' }, ['1', '3']],
+    [{ node: '-1' }, []],
+    [{ topic: 'orders' }, []],
+  ])('peersNamed(%j) = %j', (labels, peers) => {
+    expect(peersNamed({ labels })).toEqual(peers)
+  })
+})
+
+describe('cli why --replay over several brokers', { timeout: 180_000 }, () => {
+  it('answers for the cluster with the origin first instead of asking for a broker', async () => {
+    const r = await kafkaWhy(['why', '--replay', join(INCIDENTS, 'lab-disk-full')])
+    expect(r.code).toBe(0)
+    const lines = r.stdout.split('\n')
+    expect(lines[0]).toMatch(/^cluster lab · 3 brokers · /)
+    expect(lines[1]).toMatch(/^origin: broker 3 \(CRITICAL disk_full\)/)
+    expect(r.stdout).toMatch(/── origin: broker 3 \(explains broker 1's fetcher_cannot_reach_leader, broker 2's fetcher_cannot_reach_leader\) ──/)
+    expect(r.stdout).not.toContain('name one')
+  })
+})
