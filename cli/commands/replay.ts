@@ -60,10 +60,29 @@ export type IngestResult = {
   times: Map<string, number[]>
   /** Brokers that received signals, per cluster. */
   brokers: Map<string, Set<string>>
+  /** With `maxHeld`, when older signals had to go: the store holds what is at or after this time. */
+  keptFrom?: number
+  /** Signals dropped (or never stored) to stay within `maxHeld`. */
+  dropped: number
 }
 
 /** How own logs are read: the broker of unnamed records, per-path brokers, the zone of offset-less times. */
-export type IngestOptions = Pick<ReadSourcesOptions, 'defaultBroker' | 'fallbackBroker' | 'brokers' | 'timeZone'>
+export type IngestOptions = Pick<ReadSourcesOptions, 'defaultBroker' | 'fallbackBroker' | 'brokers' | 'timeZone'> & {
+  /**
+   * Most signals a private in-memory store may hold while reading: past it the oldest half of the time
+   * read so far is trimmed and later signals older than that are not stored, so a replay of any size
+   * keeps memory bounded and diagnoses its newest part. Never set for a shared store.
+   */
+  maxHeld?: number
+  /** Where a progress line goes every PROGRESS_MS while reading (stderr for the CLI). */
+  progress?: (line: string) => void
+}
+
+/** Signals `why --replay` holds in its in-memory store at most: about 1 GiB of heap with the process. */
+export const DEFAULT_REPLAY_HELD = 400_000
+
+/** How often a long read says how far it got. */
+const PROGRESS_MS = 5000
 
 /**
  * Reads replay inputs through the incident reader (logs, `.jsonl`, incident directories) and writes
@@ -83,20 +102,81 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
   const times = new SignalTimes()
   const brokers = new Map<string, Set<string>>()
   let accepted = 0
-  for await (const batch of readSources(paths, { ...options, cluster, stats })) {
-    const r = await store.append(batch)
+  let held = 0
+  let dropped = 0
+  let keptFrom = -Infinity
+  let oldest = Infinity
+  let newest = -Infinity
+  let lastProgress = Date.now()
+  for await (const read of readSources(paths, { ...options, cluster, stats })) {
+    const batch = keptFrom === -Infinity ? read : read.filter((s) => s.at >= keptFrom)
+    dropped += read.length - batch.length
+    let r: Awaited<ReturnType<Store['append']>>
+    try {
+      r = await store.append(batch)
+    } catch (err) {
+      // A store that fails mid-read (Redis gone): one line, not a dump of what was being written.
+      throw new CommandError(`the store failed after ${accepted} signals were written: ${firstLine(err)}`)
+    }
     accepted += r.accepted
+    held += r.accepted
     for (const [k, v] of Object.entries(r.rejected)) rejected[k] = (rejected[k] ?? 0) + v
     times.add(batch)
     for (const s of batch) {
+      if (s.at < oldest) oldest = s.at
+      if (s.at > newest) newest = s.at
       if (s.broker !== undefined) {
         let set = brokers.get(s.cluster)
         if (!set) brokers.set(s.cluster, (set = new Set()))
         set.add(s.broker)
       }
     }
+    while (options.maxHeld !== undefined && held > options.maxHeld && newest > oldest) {
+      keptFrom = Math.max(keptFrom, oldest + Math.ceil((newest - oldest) / 2))
+      const removed = await store.trim(keptFrom)
+      held -= removed
+      dropped += removed
+      oldest = keptFrom
+      if (removed === 0) break
+    }
+    if (options.progress && Date.now() - lastProgress >= PROGRESS_MS) {
+      lastProgress = Date.now()
+      options.progress(describeProgress(stats, held, keptFrom))
+    }
   }
-  return { accepted, rejected, stats, times: times.sorted(), brokers }
+  const sorted = times.sorted()
+  if (keptFrom !== -Infinity) {
+    for (const [c, list] of sorted) sorted.set(c, list.slice(lowerBound(list, keptFrom)))
+  }
+  return { accepted, rejected, stats, times: sorted, brokers, dropped, ...(keptFrom !== -Infinity ? { keptFrom } : {}) }
+}
+
+/** "read 412.0 MiB, 2,841,210 lines; 388,120 signals held (from 2026-12-03T04:11:00Z)". */
+function describeProgress(stats: SourceStats, held: number, keptFrom: number): string {
+  let bytes = 0
+  let lines = 0
+  for (const f of stats.files) {
+    bytes += f.stats?.bytes ?? 0
+    lines += f.stats?.lines ?? 0
+  }
+  const kept = keptFrom === -Infinity ? '' : ` (from ${isoStamp(keptFrom)})`
+  return `kafka-why: read ${(bytes / 1024 ** 2).toFixed(1)} MiB, ${lines.toLocaleString('en-US')} lines; ${held.toLocaleString('en-US')} signals held${kept}`
+}
+
+function lowerBound(sorted: readonly number[], t: number): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid] < t) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+function firstLine(err: unknown): string {
+  const text = err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err)
+  return text.split('\n')[0].slice(0, 300)
 }
 
 /** The one place replay inputs are read, so the source format can change behind it. */
