@@ -1,5 +1,5 @@
 import type { Draft, LogRecord, Matcher, MatchState } from './matchers.js'
-import type { LogFormat } from './types.js'
+import type { ClientName, LogFormat } from './types.js'
 
 /**
  * Matcher rows for what Kafka clients log when something fails, in every library's own words: the Java
@@ -19,8 +19,6 @@ import type { LogFormat } from './types.js'
  */
 const KAFKA_CLIENT: readonly LogFormat[] = ['client']
 
-/** The client libraries a record can come from; `java` is the Apache Kafka client. */
-export type ClientLibraryLabel = 'java' | 'librdkafka' | 'sarama' | 'franz-go' | 'kafkajs' | 'kafka-python'
 
 const LIBRDKAFKA_FACILITY = /^(?:FAIL|ERROR|FATAL|TXNERR|REQTMOUT|MAXPOLL|COMMITFAIL|THROTTLE|OFFSET|PARTCNT|TERMINATE|SSL|SASL|AUTH|BROKERFAIL|REQERR|COORD|CGRPCOORD|CGRPOP|HEARTBEAT|ASSIGN|REBALANCE|METADATA|TOPIC|MSGSET|CONFWARN)$/
 
@@ -30,9 +28,8 @@ const LIBRDKAFKA_FACILITY = /^(?:FAIL|ERROR|FATAL|TXNERR|REQTMOUT|MAXPOLL|COMMIT
  * keys, kafka-python's `kafka.*` module and `<BrokerConnection`, franz-go's `; key: value` tail, and
  * the Java client's `[Consumer clientId=` prefix or `org.apache.kafka` logger.
  */
-export function libraryOf(rec: LogRecord): ClientLibraryLabel | undefined {
-  const declared = (rec.header as { client?: string }).client
-  if (declared) return declared as ClientLibraryLabel
+export function libraryOf(rec: LogRecord): ClientName | undefined {
+  if (rec.header.client) return rec.header.client
   const line = rec.lines[0] ?? ''
   const msg = rec.header.message
   const logger = rec.header.logger ?? ''

@@ -154,6 +154,9 @@ describe('client helpers', () => {
     expect(protocolError('The coordinator is not aware of this member')).toBe('UNKNOWN_MEMBER_ID')
     expect(protocolError('all good')).toBeUndefined()
   })
+  it("takes the library the record's layout declares before guessing from its shape", () => {
+    expect(libraryOf({ header: { message: 'Connection timeout', client: 'kafkajs' }, lines: ['Connection timeout'] })).toBe('kafkajs')
+  })
   it('tells the library from the line shape', () => {
     expect(libraryOf({ header: { message: 'x' }, lines: ['%3|1597742901.053|FAIL|rdkafka#consumer-1| [thrd:main]: x'] })).toBe('librdkafka')
     expect(libraryOf({ header: { message: 'client/metadata fetching metadata' }, lines: ['[sarama] 2018/11/20 09:43:29 client/metadata fetching metadata'] })).toBe('sarama')
