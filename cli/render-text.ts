@@ -26,7 +26,7 @@ export function renderDiagnosis(d: Diagnosis, opts: TextRenderOptions = {}): str
   const multiDay = isoDate(d.from) !== isoDate(d.to)
   out.push(`broker ${d.broker} of ${d.cluster} · ${isoStamp(d.from)} → ${isoStamp(d.to)} (${span(d.to - d.from)}) · ${d.signalsSeen} signals, ${d.rulesEvaluated ?? '?'} rules`)
   out.push(...dataSeen(d))
-  if (hasUnread(d.unread)) out.push(`not read: ${describeUnread(d.unread)}`)
+  if (hasUnread(d.unread)) out.push(`warning: ${describeUnread(d.unread)}`)
   out.push('')
   if (d.signalsSeen === 0) {
     out.push(`No signals stored for broker ${d.broker} in this window: nothing to diagnose. Is the broker's data being ingested? (try a longer --since)`)
@@ -90,7 +90,7 @@ function renderCause(c: Cause, rank: number, multiDay: boolean, verbose: boolean
     const times = c.matches && c.matches > 1 ? `, matched ${c.matches} times` : ''
     lines.push(paint.dim(`   rule ${c.ruleId}${labels ? ` {${labels}}` : ''} · at ${stamp(c.matchedAt, multiDay)}${times}${c.explainsRules.length ? ` · explains ${c.explainsRules.join(', ')}` : ''}`))
     if (c.advise) lines.push(`   advise: ${c.advise}`)
-    for (const r of c.run) lines.push(`   next: ${r}`)
+    for (const r of c.run) lines.push(`   next (Slack): /kafka ${r}`)
     const shown = tellingEvidence(c.evidence)
     if (shown.length) {
       lines.push(`   evidence${shown.length < c.evidence.length ? ` (${shown.length} of ${c.evidence.length + (c.consequencesOmitted ?? 0)})` : ''}:`)
@@ -107,7 +107,7 @@ function renderCause(c: Cause, rank: number, multiDay: boolean, verbose: boolean
   if (c.explainsRules.length) lines.push(`   explains: ${c.explainsRules.join(', ')}`)
   if (c.advise) lines.push(`   advise: ${c.advise}`)
   if (c.runbook) lines.push(`   runbook: ${c.runbook}`)
-  for (const r of c.run) lines.push(`   next: ${r}`)
+  for (const r of c.run) lines.push(`   next (Slack): /kafka ${r}`)
   if (c.evidence.length) {
     lines.push('   evidence:')
     lines.push(...renderEvidence(c.evidence, multiDay, '     '))

@@ -36,7 +36,7 @@ export function renderDiagnosis(d: Diagnosis, opts: DiagnosisRenderOptions): Bot
     : `Broker ${d.broker} (${d.cluster}): no rule matched${unexplainedNote(d)}${baselineNote}`
   parts.push({ kind: 'header', text: headline })
   parts.push({ kind: 'context', text: `${formatWindow(d.from, d.to, tz)} · ${d.signalsSeen} signals looked at` })
-  if (hasUnread(d.unread)) parts.push({ kind: 'section', text: `:warning: Not read: ${escapeMrkdwn(describeUnread(d.unread))}` })
+  if (hasUnread(d.unread)) parts.push({ kind: 'section', text: `:warning: ${escapeMrkdwn(describeUnread(d.unread))}` })
 
   if (d.signalsSeen === 0) {
     parts.push({ kind: 'section', text: `No signals are stored for broker ${d.broker} in this window, so nothing can be said about it. Check that its logs and metrics are being shipped.` })
@@ -142,10 +142,6 @@ export function renderCause(c: Cause, rank: number, opts: DiagnosisRenderOptions
   if (c.explainsRules.length) notes.push(`Also explains: ${c.explainsRules.map((r) => `\`${escapeMrkdwn(r)}\``).join(', ')}`)
   if (c.explainedBy?.length) notes.push(`A consequence of ${c.explainedBy.map((r) => `\`${escapeMrkdwn(r)}\``).join(', ')}`)
   if (c.matches !== undefined && c.matches > 1) notes.push(`matched ${c.matches} times; the timeline shows the latest`)
-  if (c.scoreParts) {
-    const p = c.scoreParts
-    notes.push(`rank score ${Math.round(c.score)} = severity ${p.severity} + corroboration ${p.corroboration} + recency ${Math.round(p.recency)}${p.explains ? ` + explains ${Math.round(p.explains)}` : ''}`)
-  }
   if (c.consequencesOmitted) notes.push(`${c.consequencesOmitted} more consequence line${c.consequencesOmitted === 1 ? '' : 's'} left out`)
   if (notes.length) parts.push({ kind: 'context', text: notes.join(' · ') })
   parts.push({ kind: 'actions', elements: causeButtons(c) })

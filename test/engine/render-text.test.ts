@@ -34,7 +34,7 @@ describe('cli/render-text', () => {
     expect(lines).toContain('2. WARNING  shrinks (a consequence of stw)')
     expect(text).toMatch(/score \d+(\.\d)? = critical 3000 \+ 3 signals 30 \+ recency 0/)
     expect(lines).toContain('   advise: raise the session timeout')
-    expect(lines).toContain('   next: config broker 1')
+    expect(lines).toContain('   next (Slack): /kafka config broker 1')
     const first = lines.slice(lines.indexOf('1. CRITICAL  JVM pause (3.3s) on broker 1'), lines.indexOf('2. WARNING  shrinks (a consequence of stw)'))
     const timeline = first.filter((l) => /^ {5}(↳ | {2})\d\d:/.test(l))
     expect(timeline.map((l) => l.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
