@@ -233,7 +233,7 @@ export function describeIngest(r: IngestResult): string {
   if (st.zone && st.logs.lines) lines.push(`timestamps without an offset read as ${st.zone.zone === 'Z' ? 'UTC' : st.zone.zone} (${st.zone.why})`)
   for (const s of st.skipped) lines.push(`skipped ${s.file}: ${s.reason}`)
   const unread = unreadInput({ ...st, skipped: [] })
-  if (unread) lines.push(`not read: ${describeUnread(unread)}`)
+  if (unread) lines.push(`warning: ${describeUnread(unread)}`)
   return lines.join('\n')
 }
 
