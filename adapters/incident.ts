@@ -47,8 +47,9 @@ export type ReadSourcesOptions = {
    */
   defaultBroker?: string
   /**
-   * Without a default broker, a file's unnamed records belong to the one broker its other records
-   * name; when they name none or several, to this one (e.g. a name taken from the directory).
+   * Without a default broker, unnamed records belong to the one broker the other records of the same
+   * input (a file, a directory, a bundle) name; when they name none or several, to this one
+   * (UNNAMED_BROKER unless given: never a name taken from a directory or a file).
    */
   fallbackBroker?: string
   /** Broker of everything under a path, as given on the command line (`--broker 3=path`). */
@@ -117,14 +118,15 @@ async function listFiles(dir: string): Promise<string[]> {
 export async function* readSignalSources(paths: string[], options: ReadSourcesOptions = {}): AsyncIterable<Signal[]> {
   const stats = options.stats ?? emptySourceStats()
   const cluster = options.cluster ?? 'default'
-  const loose: { file: string; name: string; broker?: string }[] = []
+  // `input` groups the files of one path given: its unnamed records are attributed together.
+  const loose: { file: string; name: string; broker?: string; input: number }[] = []
   const incidents: string[] = []
-  for (const p of paths) {
+  for (const [input, p] of paths.entries()) {
     const given = options.brokers?.get(p)
     if (await isDir(p)) {
       if (await stat(path.join(p, 'incident.yaml')).then(() => true, () => false)) incidents.push(p)
-      else for (const f of await listFiles(p)) loose.push({ file: f, name: path.relative(p, f), broker: given ?? brokerOfPath(path.relative(path.dirname(path.resolve(p)), f)) })
-    } else loose.push({ file: p, name: p, broker: given ?? brokerOfPath(path.join(path.basename(path.dirname(path.resolve(p))), path.basename(p))) })
+      else for (const f of await listFiles(p)) loose.push({ file: f, name: path.relative(p, f), broker: given ?? brokerOfPath(path.relative(path.dirname(path.resolve(p)), f)), input })
+    } else loose.push({ file: p, name: p, broker: given ?? brokerOfPath(path.join(path.basename(path.dirname(path.resolve(p))), path.basename(p))), input })
   }
   for (const p of incidents) {
     const inc = await readIncidentYaml(p)
@@ -138,28 +140,43 @@ export async function* readSignalSources(paths: string[], options: ReadSourcesOp
     stats.zone = timeZone !== undefined ? { zone: timeZone, why: 'as given' } : await inferZone(logs.map((f) => f.file))
     timeZone = stats.zone.zone
   }
-  for (const f of loose) {
-    if (f.file.endsWith('.jsonl')) {
-      yield* readJsonl(f.file, stats)
-      continue
-    }
+  const readLoose = (f: (typeof loose)[number]) => {
     const cfg: LogSourceConfig = { path: f.name, cluster, timeZone }
     if (f.broker !== undefined) cfg.broker = f.broker
-    const batches = readLog(f.file, cfg, stats, options.archiveLimits)
-    yield* f.broker === undefined ? attributeUnnamed(batches, options, stats) : batches
+    return readLog(f.file, cfg, stats, options.archiveLimits)
+  }
+  for (const input of new Set(loose.map((f) => f.input))) {
+    const files = loose.filter((f) => f.input === input)
+    for (const f of files) {
+      if (f.file.endsWith('.jsonl')) yield* readJsonl(f.file, stats)
+      else if (f.broker !== undefined) yield* readLoose(f)
+    }
+    // One directory's server.log and gc.log are one broker's: the gc.log's records join the broker
+    // its server.log names, instead of becoming a broker of their own.
+    const unnamed = files.filter((f) => !f.file.endsWith('.jsonl') && f.broker === undefined)
+    if (unnamed.length) yield* attributeUnnamed(concatBatches(unnamed.map(readLoose)), options, stats)
   }
 }
 
+/** Several files' batches read one after the other, as one input. */
+async function* concatBatches(inputs: AsyncIterable<Signal[]>[]): AsyncIterable<Signal[]> {
+  for (const batches of inputs) yield* batches
+}
+
+/**
+ * The broker of records when nothing in the input names one and none was asked for. Never a name
+ * taken from a directory or file ("broker kafka", "broker server" read as real ids); `why 3 --replay`
+ * names it.
+ */
+export const UNNAMED_BROKER = 'unnamed'
+
 /**
  * Signals of records that named no broker, given the broker a user asked about (`defaultBroker`), else
- * the one broker the same input names elsewhere, else `fallbackBroker`; with neither given they pass
- * as they are. Unnamed records wait for the end of their input: the broker may be named later.
+ * the one broker the same input names elsewhere, else `fallbackBroker` (UNNAMED_BROKER by default):
+ * `why` and `replay` attribute alike. Unnamed records wait for the end of their input: the broker may
+ * be named later.
  */
 export async function* attributeUnnamed(batches: AsyncIterable<Signal[]>, options: Pick<ReadSourcesOptions, 'defaultBroker' | 'fallbackBroker'>, stats: SourceStats): AsyncIterable<Signal[]> {
-  if (options.defaultBroker === undefined && options.fallbackBroker === undefined) {
-    yield* batches
-    return
-  }
   const held: Signal[] = []
   const named = new Set<string>()
   for await (const batch of batches) {
@@ -171,7 +188,7 @@ export async function* attributeUnnamed(batches: AsyncIterable<Signal[]>, option
     }
     if (ready.length) yield ready
   }
-  const broker = options.defaultBroker ?? (named.size === 1 ? [...named][0] : options.fallbackBroker!)
+  const broker = options.defaultBroker ?? (named.size === 1 ? [...named][0] : (options.fallbackBroker ?? UNNAMED_BROKER))
   for (const sig of held) sig.broker = broker
   if (held.length) {
     stats.attributed += held.length

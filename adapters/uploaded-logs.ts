@@ -69,7 +69,7 @@ export async function readUploadedLogs(uploads: readonly UploadedLog[], store: P
   let accepted = 0
   const first = named[0] ? stem(named[0].name) : 'upload'
   const undatedAt = Date.now()
-  const attribution = { defaultBroker: opts.broker, fallbackBroker: opts.broker === undefined ? brokerOfPath(first) ?? first : undefined }
+  const attribution = { defaultBroker: opts.broker, fallbackBroker: opts.broker === undefined ? brokerOfPath(first) : undefined }
   for (const u of logs) {
     const batches = attributeUnnamed(readUpload(u, { cluster: opts.cluster, timeZone: zone.zone, undatedAt }, pinned, stats, limits), attribution, stats)
     for await (const batch of batches) {

@@ -12,7 +12,6 @@ import { CommandError, UsageError } from '../usage-error.js'
 import type { WHY_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
-import path from 'node:path'
 import { checkZone, DEFAULT_REPLAY_HELD, describeIngest, ingestSources, readBrokerId, readBrokerPaths, type IngestResult } from './replay.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 
@@ -42,7 +41,6 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
     if (replay.length) {
       ingest = await ingestSources(store, replay, options.cluster, {
         defaultBroker: asked,
-        fallbackBroker: asked === undefined ? fallbackBrokerName(replay[0]) : undefined,
         brokers: perPath,
         timeZone: options.tz,
         // A private in-memory replay keeps its newest signals within a bound; a store asked for keeps all.
@@ -140,11 +138,6 @@ function reportNothingAbnormal(ingest: IngestResult, window: { from: number; to:
   return 0
 }
 
-/** A broker name for records that name none when no broker was asked: the directory's or file's name. */
-function fallbackBrokerName(p: string): string {
-  const base = path.basename(path.resolve(p)).replace(/\.(log|out|txt|gz|zip|tgz|tar)(\.gz)?$/i, '')
-  return base.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'logs'
-}
 
 
 function readTime(text: string): number {

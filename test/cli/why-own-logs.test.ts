@@ -57,6 +57,17 @@ describe('cli/commands/why own logs', { timeout: 180_000, concurrent: true }, ()
     expect(JSON.parse(one.stdout).causes[0].ruleId).toBe('stw_pause_session_expiry')
   })
 
+  // One code path attributes for both: replay once left records naming no broker unattributed, so no
+  // per-broker rule saw them and it said "no alert would have fired" where why found a critical.
+  it('replay attributes logs that name no broker as why does, and fires what why finds', async () => {
+    const r = await kafkaWhy(['replay', path.join(dir, 'mylogs')])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/FIRING +critical stw_pause_session_expiry +default\/unnamed/)
+    expect(r.stdout).not.toContain('no alert would have fired')
+    const why = await kafkaWhy(['why', '--replay', path.join(dir, 'mylogs'), '--json'])
+    expect(JSON.parse(why.stdout)).toMatchObject({ broker: 'unnamed', causes: [{ ruleId: 'stw_pause_session_expiry' }] })
+  })
+
   it('answers healthy logs with exit 0 and what it read', async () => {
     const r = await kafkaWhy(['why', '2', '--replay', path.join(dir, 'healthy')])
     expect(r.code).toBe(0)

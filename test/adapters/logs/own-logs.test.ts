@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { brokerOfPath, emptySourceStats, inferZone, readSignalSources, type ReadSourcesOptions } from '../../../adapters/incident.js'
+import { brokerOfPath, emptySourceStats, inferZone, readSignalSources, UNNAMED_BROKER, type ReadSourcesOptions } from '../../../adapters/incident.js'
 import { ArchiveLimitError, looksBinary, openInput } from '../../../adapters/logs/open-input.js'
 import type { Signal } from '../../../signals/signal.js'
 
@@ -73,11 +73,25 @@ describe('adapters/incident own logs', () => {
     expect(utc.stats.zone?.zone).toBe('Z')
   })
 
-  it('gives the records of a file the one broker its other lines name when none is asked', async () => {
-    const { signals, stats } = await read([path.join(dir, 'plain')], { fallbackBroker: 'plain' })
-    // seed 000's lines name no broker at all: everything falls back to the directory's name.
-    expect(new Set(signals.filter((s) => s.broker !== undefined).map((s) => s.broker))).toEqual(new Set(['plain']))
-    expect(stats.attributedTo.plain).toBe(stats.attributed)
+  it('never names a broker after its directory or file when no line names one', async () => {
+    const { signals, stats } = await read([path.join(dir, 'plain')])
+    // seed 000's lines name no broker at all: one broker, "unnamed", not "plain" or "server".
+    expect(new Set(signals.filter((s) => s.broker !== undefined).map((s) => s.broker))).toEqual(new Set([UNNAMED_BROKER]))
+    expect(stats.attributedTo[UNNAMED_BROKER]).toBe(stats.attributed)
+    await writeFile(path.join(dir, 'server.log.gz'), gzipSync(await readFile(path.join(dir, 'plain', 'server.log'))))
+    const gz = await read([path.join(dir, 'server.log.gz')])
+    expect(new Set(gz.signals.map((s) => s.broker))).toEqual(new Set([UNNAMED_BROKER]))
+  })
+
+  // lab-stw broker 1's own files in a directory whose name says nothing: server.log names broker 1 in
+  // some lines ("[KafkaServer id=1]"), gc.log in none. They were read as two brokers, "1" and "kafka".
+  it('reads a bare directory of one broker as that broker: gc.log joins the id server.log names', async () => {
+    await mkdir(path.join(dir, 'kafka'))
+    for (const f of ['server.log', 'gc.log']) await copyFile(path.join('test/incidents/lab-stw/broker-1', f), path.join(dir, 'kafka', f))
+    const { signals, stats } = await read([path.join(dir, 'kafka')])
+    expect(new Set(signals.filter((s) => s.broker !== undefined).map((s) => s.broker))).toEqual(new Set(['1']))
+    expect(signals.some((s) => s.source.includes('gc.log') && s.broker === '1')).toBe(true)
+    expect(Object.keys(stats.attributedTo)).toEqual(['1'])
   })
 
   it('reads .gz, .tar.gz and .zip bundles to the same signals as the plain files', async () => {
