@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Signal } from '../../signals/signal.js'
+import { registerSecret } from '../../secrets/redact.js'
 import { MemoryStore, type StoreCaps } from '../../engine/store/memory-store.js'
 import { deleteKeysWithPrefix, RedisStore } from '../../engine/store/redis-store.js'
 import { createKeys } from '../../engine/store/keys.js'
@@ -361,6 +362,21 @@ describe('engine/store', () => {
       await store.addSilence({ ...base, id: 's1', expiresAt: 300 })
       expect((await store.listSilences(150)).map((s) => s.id)).toEqual(['s2', 's1'])
       expect(await store.listSilences(300)).toEqual([])
+    })
+
+    it('lifts a silence before its expiry; lifting an unknown one says so', async () => {
+      const base = { matcher: 'stw_pause_session_expiry', createdBy: 'U1', createdAt: 0 }
+      await store.addSilence({ ...base, id: 's1', expiresAt: 100 })
+      await store.addSilence({ ...base, id: 's2', expiresAt: 200 })
+      expect(await store.removeSilence('s1')).toBe(true)
+      expect(await store.removeSilence('s1')).toBe(false)
+      expect((await store.listSilences(50)).map((s) => s.id)).toEqual(['s2'])
+    })
+
+    it('stores audit records and diagnoses redacted', async () => {
+      registerSecret('conformance-secret-8841')
+      await store.appendAudit({ at: 1, user: 'U1', channel: 'C1', action: 'silence', target: 'conformance-secret-8841', outcome: 'denied' })
+      expect((await store.listAudit(1))[0].target).toBe('[redacted]')
     })
 
     it('caps the diagnoses history, dropping the oldest first', async () => {
