@@ -276,7 +276,7 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
   //     broker during SASL flow"; kafka-python "SaslAuthenticate error", "Failed to wrap socket in
   //     SSLContext", CERTIFICATE_VERIFY_FAILED; kafkajs "[SaslAuthenticator-…]" errors; SASL_AUTHENTICATION_FAILED.
   {
-    literals: ['SSL handshake failed', 'Failed to verify broker certificate', 'SASL', 'failed authentication due to', 'SslAuthenticationException', 'CERTIFICATE_VERIFY_FAILED', 'SSLContext', 'Broker did not provide a certificate', 'certificate verify failed'],
+    literals: ['SSL handshake failed', 'Failed to verify broker certificate', 'SASL authentication', 'SASL Authentication', 'mechanism handshake failed', 'failed SASL authentication', 'during SASL flow', 'SaslAuthenticat', 'SASL_AUTHENTICATION', 'failed authentication due to', 'SslAuthenticationException', 'CERTIFICATE_VERIFY_FAILED', 'SSLContext', 'Broker did not provide a certificate', 'certificate verify failed'],
     scope: 'message',
     formats: KAFKA_CLIENT,
     re: /SSL handshake failed|Failed to verify broker certificate|Broker did not provide a certificate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SslAuthenticationException|Failed to wrap socket in SSLContext|failed authentication due to: (.*)|SASL (?:authentication (?:error|failure|failed)|\S+ mechanism handshake failed)|failed SASL authentication|Error returned from broker during SASL flow|SaslAuthenticate error|SASL_AUTHENTICATION_FAILED|SaslAuthenticationException|SASL Authentication failed|\[SaslAuthenticator-[^\]]+\] .*(?:failed|error)/i,
