@@ -154,6 +154,9 @@ describe('client helpers', () => {
     expect(protocolError('The coordinator is not aware of this member')).toBe('UNKNOWN_MEMBER_ID')
     expect(protocolError('all good')).toBeUndefined()
   })
+  it('keeps client logs on the literal-scanner prefilter (every client trigger is 8+ characters)', () => {
+    expect(matchersFor('client').scanner).toBeDefined()
+  })
   it("takes the library the record's layout declares before guessing from its shape", () => {
     expect(libraryOf({ header: { message: 'Connection timeout', client: 'kafkajs' }, lines: ['Connection timeout'] })).toBe('kafkajs')
   })
