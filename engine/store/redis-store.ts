@@ -222,7 +222,7 @@ function routedPipeline(cluster: Cluster): ChainableCommander {
 }
 
 /** Brokers per broker-admit call. */
-const ADMIT_CHUNK = 500
+const ADMIT_CHUNK = 200
 
 /** Members one time-trim call removes at most. */
 const TRIM_CHUNK = 1000
