@@ -35,12 +35,19 @@ const SYSLOG_LEVELS = ['FATAL', 'FATAL', 'FATAL', 'ERROR', 'WARN', 'NOTICE', 'IN
 const isDigit = (c: number) => c >= 48 && c <= 57
 const isSpace = (c: number) => c === 32 || c === 9
 
-/** A level word as patterns print it: `WARN`, `[WARN]`, `[warn]`, `<WARN>`, upper case unless bracketed. */
+/** A level word as patterns print it: `WARN`, `[WARN]`, `[warn]`, upper case unless bracketed; Python's CRITICAL is FATAL. */
 function levelOf(token: string, bracketed: boolean): string | undefined {
   const up = token.toUpperCase()
   if (!LEVEL_WORDS.has(up)) return undefined
-  return bracketed || token === up ? up : undefined
+  if (!bracketed && token !== up) return undefined
+  return up === 'CRITICAL' ? 'FATAL' : up
 }
+
+/**
+ * Error and fatal levels as learned and undated layouts write them, beside Kafka's " ERROR ": the parser's
+ * level prefilter adds it for those layouts so an error line with wording no matcher knows is still read.
+ */
+export const LEARNED_ERROR_LEVEL = /\[(?:ERROR|FATAL|error|fatal)\]|"level":"(?:ERROR|FATAL|error|fatal)"|(?:ERROR|CRITICAL):[\w.]+:|%[0-3]\|\d|RDKAFKA-[0-3]-/
 
 /** A logger name: dotted (`org.apache.kafka.clients.NetworkClient`, `o.a.k.c.NetworkClient`, `kafka.conn`). */
 function isLogger(t: string): boolean {

@@ -4,6 +4,7 @@ import { GENERIC_SIGNALS, GENERIC_TEXT_MAX, genericDraft, genericPrefilter, type
 import { detectFormat, detectLayout, detectWrapper, isHeaderAt, learnLinePrefix, readHeader, readJvmHeader, unwrapLine } from './layout.js'
 import { brokerNamedIn, matchersFor, mayMatch, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
 import type { LinePrefix } from './line-prefix.js'
+import { LEARNED_ERROR_LEVEL } from './learned-layout.js'
 import { resolveZone, type ZoneOffset } from './timestamp.js'
 import { emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type ParseStats, type WrapperName } from './types.js'
 
@@ -212,6 +213,11 @@ export class LogParser {
     if (this.format === 'gc' && this.layout === 'none') this.layout = 'jvm'
     this.set = matchersFor(this.format)
     this.prefilter = genericPrefilter(this.set)
+    // Learned and undated layouts write an error's level in more ways than " ERROR " ([ERROR], "level":"ERROR",
+    // ERROR:kafka.conn:, librdkafka's %3|): their error lines are found too, so unknown wording still counts.
+    if (this.layout === 'none' || this.layout?.startsWith('learned:')) {
+      this.prefilter = { ...this.prefilter, level: new RegExp(`${this.prefilter.level.source}|${LEARNED_ERROR_LEVEL.source}`, 'g') }
+    }
     if (this.format === 'gc' && this.anchor === undefined) {
       for (const l of lines) {
         const h = readJvmHeader(l, this.zone)

@@ -209,6 +209,14 @@ describe('adapters/logs/learned-layout', () => {
     expect(undated.stats.unparsed['no-timestamp']).toBe(signals.length)
   })
 
+  it.each(CASES.filter((c) => c.client && c.client !== 'java'))("every error line of $name yields a signal, known wording or not", (c) => {
+    const p = new LogParser({ path: 'pasted.log', cluster: 'c1', undatedAt: Date.parse('2024-01-02T03:00:00Z') })
+    const signals = [...p.push(`${c.lines.join('\n')}\n`), ...p.end()]
+    const errorLines = c.lines.flatMap((l, i) => (readHeader(l, p.layout!, () => 0)?.level === 'ERROR' ? [i + 1] : []))
+    const signalled = new Set(signals.map((s) => Number(s.source.split(':').pop())))
+    for (const n of errorLines) expect(signalled, `line ${n}`).toContain(n)
+  })
+
   it("keeps Kafka's own layouts for Kafka's own lines", () => {
     // Seed 000's line: the fixed Apache layout reads it; a learned one would read it too and must not win the tie.
     const p = new LogParser({ path: 'server.log', cluster: 'c1' })
