@@ -110,13 +110,21 @@ function moreTelling(a: Candidate, b: Candidate): number {
   return ta < tb ? -1 : ta > tb ? 1 : 0
 }
 
-/** What the line says: its first line's message, its stack lines, and its own reason when it states one. */
-function readLine(s: Signal): { message: string; stated?: string } {
+/**
+ * What the line says: its first line's message, the throwable it carries (the root cause label, else the
+ * exception line the evidence text kept, "java.lang.IllegalArgumentException: requirement failed: …"),
+ * and its own reason when it states one.
+ */
+function readLine(s: Signal): { message: string; thrown?: string; stated?: string } {
   const lines = (s.text ?? '').split('\n')
   const message = messageOf(lines[0] ?? '')
-  const stated = statedCause({ message, exception: s.labels?.exception, rootCause: s.labels?.root_cause, lines: lines.slice(1) })
-  return stated ? { message, stated } : { message }
+  const thrown = s.labels?.root_cause ?? lines.slice(1).find((l) => THROWABLE_LINE.test(l))?.trim()
+  const stated = statedCause({ message, exception: s.labels?.exception, rootCause: thrown, lines: lines.slice(1) })
+  return { message, ...(thrown ? { thrown } : {}), ...(stated ? { stated } : {}) }
 }
+
+/** A line that starts with a throwable and its message. */
+const THROWABLE_LINE = /^\s*(?:Caused by: )?[\w$.]+(?:Exception|Error): \S/
 
 function candidateOf(s: Signal, seen: Map<string, Omit<Candidate, 'signal'> | null>): Candidate | undefined {
   const level = LEVEL_OF[s.name]
@@ -129,14 +137,14 @@ function candidateOf(s: Signal, seen: Map<string, Omit<Candidate, 'signal'> | nu
   const known = key !== undefined ? seen.get(key) : undefined
   if (known === null) return undefined
   if (known) return { ...known, signal: s }
-  const { message, stated } = readLine(s)
+  const { message, thrown, stated } = readLine(s)
   const k = classifyFailure({
     id: labels.template,
     level: level.name,
     logger: labels.logger,
     message,
     exception: labels.exception,
-    rootCause: labels.root_cause,
+    rootCause: thrown,
     signals: labels.signals ? labels.signals.split(',') : undefined,
   })
   const made = k && k.benign === undefined ? { failureClass: k.failureClass, level: level.rank, states: stated !== undefined } : null
@@ -152,7 +160,7 @@ function candidateOf(s: Signal, seen: Map<string, Omit<Candidate, 'signal'> | nu
 export function messageOf(line: string): string {
   const m = /(?:^|[\s\]|])(?:FATAL|ERROR|SEVERE|WARN|WARNING)\b:?\s+(.*)$/.exec(line)
   let msg = (m ? m[1] : line).trim()
-  msg = msg.replace(/^\[[^\]]*\]\s+-\s+/, '').replace(/^-\s+/, '')
+  msg = msg.replace(/^\[[^\]]*\]\s+-\s+/, '').replace(/^-\s+/, '').replace(/^\[[\w.$]+\]\s+\([^)]*\)\s+/, '')
   msg = msg.replace(/\s+\([\w.$]+\)$/, '')
   return msg
 }
@@ -172,13 +180,13 @@ function severityOf(best: Candidate): Severity {
 function toCause(g: Group, window: EvalWindow): Cause {
   const best = g.best
   const info = FAILURE_CLASSES[best.failureClass]
-  const { message, stated } = readLine(best.signal)
+  const { message, thrown, stated } = readLine(best.signal)
   const others = g.latest.filter((c) => c !== best).slice(0, BASELINE_EVIDENCE - 1)
   const evidence: Evidence[] = [best, ...others].map((c) => toEvidence(c.signal)).sort((a, b) => a.at - b.at)
   const more = g.count > 1 ? ` (${g.count} such lines, ${g.templates.size} distinct)` : ''
   const cause = stated
     ? `${capitalise(info.title)}: the log says why — ${quote(stated)}${more}. ${capitalise(info.meaning)}.`
-    : `${capitalise(info.title)}: no rule matched; the most telling line — ${quote(message)}${more}. ${capitalise(info.meaning)}.`
+    : `${capitalise(info.title)}: no rule matched; the most telling line — ${quote(message)}${thrown ? ` with ${quote(thrown)}` : ''}${more}. ${capitalise(info.meaning)}.`
   const base = 100 + (stated ? 400 : 0) + best.level * 100
   const corroboration = Math.min(g.templates.size, 9) * 5
   const span = Math.max(1, window.to - window.from)

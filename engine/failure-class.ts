@@ -172,16 +172,25 @@ const TELLING_EXCEPTIONS: readonly [RegExp, FailureClass][] = [
   [/[Tt]his is a bug|\bBUG\b|should (?:never|not) (?:happen|be possible)|indicates a bug|unreachable code/, 'bug'],
   [/unable to create (?:new )?native thread|RejectedExecutionException|pthread_create/i, 'threads'],
   [/OutOfMemoryError|Map failed|Cannot allocate memory|insufficient memory|Direct buffer memory|Too many open files|打开的文件过多|Zu viele offene Dateien|Trop de fichiers ouverts/i, 'memory'],
-  [/No space left on device|Disk quota exceeded|Read-only file system|Input\/output error|SyncFailedException|CorruptIndexException|InvalidOffsetException|CorruptSnapshotException|java\.io\.IOException: (?:Stale file handle|Structure needs cleaning)/i, 'storage'],
-  [/KafkaStorageException|LogDirNotFoundException|offline log dir|log dirs? (?:have |has )?failed/i, 'log_dir'],
-  [/authentication (?:error|failed|failure)|failed authentication|SaslAuthenticationException|SaslException|SSLHandshakeException|SSLException|SSLPeerUnverified|CertificateException|CertPathValidatorException|PKIX path|AuthenticationException|AuthorizationException|LoginException|GSSException|KrbException|InvalidTokenException|DelegationTokenException|AccessControlException/, 'security'],
+  [/Record is corrupt|CorruptRecordException|No space left on device|Disk quota exceeded|Read-only file system|Input\/output error|SyncFailedException|CorruptIndexException|InvalidOffsetException|CorruptSnapshotException|java\.io\.IOException: (?:Stale file handle|Structure needs cleaning)/i, 'storage'],
+  [/KafkaStorageException|LogDirNotFoundException|offline log dir|log dirs? (?:\S+ )?(?:in \S+ )?(?:have |has )?failed/i, 'log_dir'],
+  [/authentication (?:error|failed|failure)|failed authentication|[Hh]andshake (?:failed|failure)|Unsuccessful handshake|SaslAuthenticationException|SaslException|SSLHandshakeException|SSLException|SSLPeerUnverified|CertificateException|CertPathValidatorException|PKIX path|AuthenticationException|AuthorizationException|LoginException|GSSException|KrbException|InvalidTokenException|DelegationTokenException|AccessControlException/, 'security'],
   [/\bConfigException|IllegalArgumentException: requirement failed|Missing required configuration|InvalidConfigurationException|InconsistentClusterIdException|InconsistentBrokerIdException|InconsistentNodeIdException|InconsistentBrokerMetadataException|NoClassDefFoundError|ClassNotFoundException|NoSuchMethodError|UnsupportedClassVersionError|BindException|Address already in use|UnknownHostException/, 'configuration'],
   [/KeeperException|ZooKeeperClientTimeoutException|ZooKeeperClientExpiredException|ZooKeeperClientAuthFailedException/, 'coordination'],
   [/NotControllerException|StaleBrokerEpochException|ControllerMovedException|FencedMemberEpochException|MetadataVersionException|NotLeaderForQuorum|UnknownLeaderEpoch.*Raft/, 'controller'],
   [/NotEnoughReplicas(?:AfterAppend)?Exception|ReplicaNotAvailableException|FencedLeaderEpochException|OffsetOutOfRangeException|InconsistentTopicIdException/, 'replication'],
-  [/CoordinatorNotAvailableException|NotCoordinatorException|CoordinatorLoadInProgressException|RebalanceInProgressException|UnknownMemberIdException|IllegalGenerationException|CommitFailedException|FencedInstanceIdException|ProducerFencedException|InvalidProducerEpochException|InvalidTxnStateException|TransactionAbortedException|GroupMaxSizeReachedException/, 'group'],
-  [/OutOfOrderSequenceException|DuplicateSequenceException|RecordTooLargeException|RecordBatchTooLargeException|MessageSizeTooLargeException|InvalidRecordException|InvalidRequestException|UnsupportedVersionException|UnknownTopicOrPartitionException|InvalidTopicException|TopicExistsException|PolicyViolationException|ThrottlingQuotaExceededException|NotLeaderOrFollowerException|NotLeaderForPartitionException|InvalidRequiredAcksException|CorruptRecordException|SerializationException|UnknownProducerIdException/, 'client_request'],
-  [/NullPointerException|IllegalStateException|ClassCastException|IndexOutOfBoundsException|ConcurrentModificationException|NoSuchElementException|UnsupportedOperationException|AssertionError|StackOverflowError|UnknownServerException|NumberFormatException/, 'bug'],
+  [/required replication factor .* for the (?:offsets|transactions?) topic|CoordinatorNotAvailableException|NotCoordinatorException|CoordinatorLoadInProgressException|RebalanceInProgressException|UnknownMemberIdException|IllegalGenerationException|CommitFailedException|FencedInstanceIdException|ProducerFencedException|InvalidProducerEpochException|InvalidTxnStateException|TransactionAbortedException|GroupMaxSizeReachedException/, 'group'],
+  [/OutOfOrderSequenceException|DuplicateSequenceException|RecordTooLargeException|RecordBatchTooLargeException|MessageSizeTooLargeException|InvalidRecordException|InvalidRequestException|UnsupportedVersionException|InvalidTopicException|TopicExistsException|PolicyViolationException|ThrottlingQuotaExceededException|InvalidRequiredAcksException|SerializationException|UnknownProducerIdException/, 'client_request'],
+  [/NullPointerException|ClassCastException|IndexOutOfBoundsException|ConcurrentModificationException|NoSuchElementException|AssertionError|StackOverflowError|UnknownServerException|NumberFormatException/, 'bug'],
+]
+
+/**
+ * Exceptions whose class depends on who logs them: a fetcher that is told "not leader" is replicating, a
+ * producer is sending; a start-up that hits an IllegalStateException is starting. Used when the component says nothing.
+ */
+const CONTEXTUAL_EXCEPTIONS: readonly [RegExp, FailureClass][] = [
+  [/NotLeaderOrFollowerException|NotLeaderForPartitionException|UnknownTopicOrPartitionException/, 'client_request'],
+  [/IllegalStateException|UnsupportedOperationException/, 'bug'],
 ]
 
 /** Exceptions that say only "a network call failed": used when the component says nothing. */
@@ -299,12 +308,16 @@ export function classifyFailure(input: ClassifyInput): Classification | undefine
   const telling = fromList(TELLING_EXCEPTIONS, input.rootCause) ?? fromList(TELLING_EXCEPTIONS, input.exception) ?? fromList(TELLING_EXCEPTIONS, message)
   if (telling) return { failureClass: telling, by: 'exception' }
   const component = fromList(COMPONENTS, input.logger) ?? fromList(CLIENT_COMPONENTS, input.logger)
+  // A start-up that fails on an argument check failed on a setting (a listener, a JAAS entry, a path).
+  if (component === 'lifecycle' && /IllegalArgumentException/.test(`${input.rootCause ?? ''} ${input.exception ?? ''}`)) return { failureClass: 'configuration', by: 'exception' }
   if (component) return { failureClass: component, by: 'component' }
   for (const s of input.signals ?? []) {
     const hit = SIGNAL_CLASSES.find(([p]) => s.startsWith(p))
     if (hit) return { failureClass: hit[1], by: 'signal' }
   }
   const exceptionText = `${input.rootCause ?? ''} ${input.exception ?? ''}`
+  const contextual = fromList(CONTEXTUAL_EXCEPTIONS, exceptionText)
+  if (contextual) return { failureClass: contextual, by: 'exception' }
   if (NETWORK_EXCEPTIONS.test(exceptionText)) return { failureClass: 'network', by: 'exception' }
   const worded = fromList(WORDING, message)
   if (worded) return { failureClass: worded, by: 'wording' }
@@ -329,9 +342,9 @@ const STATED_SHAPES: readonly RegExp[] = [
   /\b(?:does not|doesn't|did not|didn't) match\b|\bmismatch(?:ed)?\b/i,
   /\bexceed(?:s|ed)?\b|\btoo (?:large|many|big|long)\b|\bnot enough\b|\binsufficient\b/i,
   /\bcertificate verify failed\b|\bhandshake failed: \S/i,
-  /\bNo space left on device\b|\bPermission denied\b|\bRead-only file system\b|\bDisk quota exceeded\b|\bToo many open files\b|\bAddress already in use\b|\bConnection refused\b/i,
+  /\b(?:larger|greater|bigger|more) than (?:the )?(?:available|allowed|max(?:imum)?)\b|\bdoes not meet\b|\bNo space left on device\b|\bMap failed\b|\bPermission denied\b|\bRead-only file system\b|\bDisk quota exceeded\b|\bToo many open files\b|\bAddress already in use\b|\bConnection refused\b/i,
   /\bhas expired\b|\bcertificate expired\b|\bis expired\b/i,
-  /\bis (?:missing|required)\b|\bnot found\b|\bdoes not exist\b|\bno such\b/i,
+  /\bis (?:missing|required)\b|\bnot found\b|\bdoes not exist\b|\bno such\b|\bcould not find\b|\b(?:is|are) not (?:set|defined|configured)\b|\bno [\w.-]+(?: [\w.-]+)? (?:defined|configured)\b|\brequirement failed: \S/i,
 ]
 
 /** Text after a throwable class name, when it carries a message ("java.io.IOException: No space…" → "No space…"). */
@@ -339,7 +352,8 @@ function throwableMessage(text: string | undefined): { type: string; message: st
   if (!text) return undefined
   const m = /^\s*(?:Caused by: )?([\w$.]+(?:Exception|Error))(?::\s*(.+))?$/.exec(text.trim())
   if (!m || !m[2]) return undefined
-  return { type: m[1], message: m[2].trim() }
+  const message = withoutFrames(m[2])
+  return message ? { type: m[1], message } : undefined
 }
 
 /**
@@ -352,22 +366,27 @@ export function statedCause(input: { message: string; exception?: string; rootCa
     const t = throwableMessage(candidate)
     if (t && statesItself(t)) return `${t.type}: ${t.message}`
   }
-  const message = input.message.split('\n')[0].trim()
-  if (STATED_SHAPES.some((re) => re.test(message))) return message
+  const message = withoutFrames(input.message.split('\n')[0].trim())
   const t = throwableMessage(message)
-  if (t && statesItself(t)) return message
+  if (t && statesItself(t)) return `${t.type}: ${t.message}`
+  if (STATED_SHAPES.some((re) => re.test(message))) return message
   return undefined
+}
+
+/** A pasted stack may have its frames on the same line as the message: the message ends where they start. */
+function withoutFrames(text: string): string {
+  return text.replace(/\s+at [\w$.<>]+\(.*$/, '').trim()
 }
 
 /**
  * A throwable states its cause when its type is one whose message is the reason (a ConfigException, an
- * InconsistentClusterIdException) — except the wide I/O and network types (IOException, ConnectException),
- * whose message must itself read as a reason: "No space left on device" does, "Connection to 3 failed" does not.
+ * InconsistentClusterIdException); any other type — the wide I/O and network ones (IOException,
+ * ConnectException) included — when its message itself reads as a reason: "No space left on device"
+ * does, "Connection to 3 failed" does not.
  */
 function statesItself(t: { type: string; message: string }): boolean {
   const simple = t.type.split('.').pop() ?? t.type
-  if (!SELF_STATING_EXCEPTION.test(simple)) return false
-  if (!WIDE_EXCEPTION.test(simple)) return true
+  if (SELF_STATING_EXCEPTION.test(simple) && !WIDE_EXCEPTION.test(simple)) return true
   return STATED_SHAPES.some((re) => re.test(t.message))
 }
 

@@ -165,6 +165,23 @@ describe('engine/baseline', () => {
     expect(d.causes[0].score).toBeLessThanOrEqual(BASELINE_MAX_SCORE)
   })
 
+  // With no rule at all, what the corpus excerpts get: the right class, their own words when they state them.
+  it.each([
+    ['listener-no-security-protocol-ssl', 'configuration', /No security protocol defined for listener SSL/],
+    ['log-dir-failed-permissions-cp-kafka', 'log_dir', /all log dirs in \/var\/lib\/kafka\/data have failed/],
+    ['heap-oom-startup-log-cleaner-buffer', 'memory', /OutOfMemoryError: Java heap space/],
+    ['cert-expiry-zookeeper-pkix-validity', 'security', undefined],
+    ['fetcher-truncation-not-allowed-crashloop', 'replication', /because log truncation is not allowed/],
+    ['mmap-map-failed-topic-churn-0-10', 'memory', /Map failed/],
+    ['restart-nodeexists-persisted-zk-data', 'coordination', /NodeExists/],
+  ])('with an empty rule pack, %s is a %s baseline', async (c, cls, words) => {
+    const dir = `test/corpus/${c}`
+    const d = await diagnoseCase(dir, readCaseBroker(dir), [])
+    expect(d.causes[0]).toMatchObject({ ruleId: `baseline.${cls}`, confidence: 'baseline' })
+    if (words) expect(d.causes[0].baseline?.statedCause).toMatch(words)
+    else expect(d.causes[0].baseline?.statedCause).toBeUndefined()
+  })
+
   // Healthy recordings and excerpts: no baseline (nor rule) at warning or above, with the pack and without.
   const healthy = [
     ...readdirSync('test/corpus').filter((d) => d.startsWith('healthy-')).map((d) => `test/corpus/${d}`),
