@@ -8,10 +8,12 @@
 
   Returns the active silences' JSON, ordered by expiresAt then id.
 ]]
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+-- At most 1,000 expired silences are forgotten per call (the rest on the next): unpack has a limit,
+-- and the work stays bounded however many expired at once.
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 1000)
 if #expired > 0 then
   redis.call('HDEL', KEYS[1], unpack(expired))
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+  redis.call('ZREM', KEYS[2], unpack(expired))
 end
 local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[1], '+inf')
 if #ids == 0 then return {} end
