@@ -112,6 +112,10 @@ describe('adapters/logs/layout linear time', () => {
       const text = Array.from({ length: 32 }, (_, i) => (i % 4 === 0 ? APACHE : fill(p, 2048))).join('\n')
       const ms = time(() => parseLogText(text, { path: 'pasted.log', cluster: 'c1' }))
       expect(ms, `piece ${JSON.stringify(p)}`).toBeLessThanOrEqual(BOUND_MS * 5)
+      // And with no Kafka line at all, so the layout is learned or undated (and its wider level prefilter runs).
+      const alone = Array.from({ length: 32 }, () => fill(p, 2048)).join('\n')
+      const msAlone = time(() => parseLogText(alone, { path: 'pasted.log', cluster: 'c1', undatedAt: 0 }))
+      expect(msAlone, `piece ${JSON.stringify(p)} alone`).toBeLessThanOrEqual(BOUND_MS * 5)
     }
   })
 })
