@@ -134,7 +134,9 @@ export function validateSignal(x: unknown): SignalValidation {
   if (brokerText !== undefined) signal.broker = brokerText
   if (value !== undefined) signal.value = value as number
   if (labelCount > 0) signal.labels = redactedLabels ?? (labels as Record<string, string>)
-  if (text !== undefined) signal.text = redactText(capText(text as string))
+  // Redacted before it is cut, so a secret straddling the cut is not kept by its first half; only
+  // twice what is kept is read, whatever the line's length.
+  if (text !== undefined) signal.text = capText(redactText((text as string).slice(0, SIGNAL_LIMITS.textChars * 2)))
   return { ok: true, signal }
 }
 

@@ -5,6 +5,7 @@ import { RedisStore } from '../../engine/store/redis-store.js'
 import type { Store } from '../../engine/store/store.js'
 import type { Signal } from '../../signals/signal.js'
 import { SIGNAL_LIMITS } from '../../signals/signal-limits.js'
+import { registerSecret } from '../../secrets/redact.js'
 import { deletePrefixes, TEST_REDIS_URL } from '../support/redis-prefix.js'
 
 // What one sender may make the store hold or do in one append: every field bounded, a bounded
@@ -55,6 +56,15 @@ describe.each(backends)('engine/store limits (%s)', (_, make) => {
     expect(r).toEqual({ accepted: 1, rejected: { 'label too long': 2, 'too many labels': 1, 'source too long': 1, 'cluster too long': 1 } })
     const [kept] = await store.query({ cluster: 'prod', broker: '1', from: 0, to: 10_000 })
     expect(kept.text!.length).toBe(SIGNAL_LIMITS.textChars)
+  })
+
+  it('redacts a long text before cutting it, so a secret across the cut leaves no prefix', async () => {
+    const store = open()
+    registerSecret('straddling-secret-7731')
+    const r = await store.append([sig({ text: `${'a'.repeat(SIGNAL_LIMITS.textChars - 8)}straddling-secret-7731 and more` })])
+    expect(r.accepted).toBe(1)
+    const [kept] = await store.query({ cluster: 'prod', broker: '1', from: 0, to: 10_000 })
+    expect(kept.text).not.toContain('straddl')
   })
 
   it('admits at most 256 new clusters per append, in time linear in the append (4,000 clusters were one 19.8 s Lua script)', async () => {
