@@ -27,6 +27,7 @@ const PLAN: Record<string, Plan> = {
   'npx kafka-why test': { mode: 'help' },
   'npx kafka-why why 1 --replay test/incidents/seed-000-stw-session-expiry': { mode: 'run', exit: 0 },
   'npx kafka-why why 3 --replay /var/log/kafka/': { mode: 'help' },
+  'npx kafka-why why --replay /your/logs/': { mode: 'help' },
   'npx kafka-why why --replay logs/kafka-broker-3/': { mode: 'help' },
   'npx kafka-why why 1 --broker 1=a/ --broker 2=b/': { mode: 'help' },
   'npx kafka-why replay /var/log/kafka/server.log.gz': { mode: 'help' },
