@@ -28,7 +28,8 @@ export type Fields = {
 /** How far into a line the fields are looked for: a record's front is never longer. */
 const HEAD = 512
 
-const LEVEL_WORDS = new Set(['TRACE', 'DEBUG', 'INFO', 'NOTICE', 'WARN', 'WARNING', 'ERROR', 'SEVERE', 'CRITICAL', 'FATAL'])
+/** Level words of log4j/logback, Python, Go, syslog and .NET's Serilog (`[Information]`, `[Verbose]`). */
+const LEVEL_WORDS = new Set(['TRACE', 'VERBOSE', 'DEBUG', 'INFO', 'INFORMATION', 'NOTICE', 'WARN', 'WARNING', 'ERROR', 'SEVERE', 'CRITICAL', 'FATAL'])
 /** librdkafka's syslog levels (rdkafka.h LOG_EMERG … LOG_DEBUG) as level words. */
 const SYSLOG_LEVELS = ['FATAL', 'FATAL', 'FATAL', 'ERROR', 'WARN', 'NOTICE', 'INFO', 'DEBUG']
 
@@ -325,13 +326,17 @@ function trailingLogger(message: string): { logger: string; message: string } | 
   return isLogger(name) ? { logger: name, message: message.slice(0, open) } : undefined
 }
 
-/** True when the line at `p` opens a record of a learned layout: it starts with that layout's time. */
+/**
+ * True when the line at `p` opens a record of a learned layout: it starts with that layout's time. A
+ * librdkafka line (`%3|…`) opens a record under any learned layout: wrappers such as confluent-kafka-dotnet
+ * let librdkafka print its own lines between the application's.
+ */
 export function learnedHeaderAt(s: string, p: number, layout: LearnedLayoutName, zone: ZoneOffset): boolean {
   const kind = learnedTimeOf(layout)
+  if (s.charCodeAt(p) === 37 && isDigit(s.charCodeAt(p + 1)) && s.charCodeAt(p + 2) === 124) return true
   if (kind === 'json') return s.startsWith('{"level":', p)
   let i = p
   if (s.startsWith('[sarama] ', p) || s.startsWith('[Sarama] ', p)) i += 9
-  if (s.charCodeAt(i) === 37 && s.charCodeAt(i + 2) === 124) i += 3
   return readTime(s.slice(i, i + 48), 0, zone)?.kind === kind
 }
 

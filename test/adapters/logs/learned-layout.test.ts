@@ -164,6 +164,20 @@ const CASES: Case[] = [
     layout: 'learned:time-of-day',
     header: { level: 'INFO', timeOfDayMs: ((14 * 60 + 24) * 60 + 45) * 1000 + 813, message: '[AppInfoParser] hz.gracious_antonelli.jet.blocking.thread-1 - Kafka commitId: 1d348535a0a747d1' },
   },
+  {
+    name: "librdkafka's own lines among a .NET application's Serilog lines (confluent-kafka-dotnet)",
+    source: 'https://github.com/confluentinc/confluent-kafka-dotnet/issues/1662',
+    lines: [
+      '2021-08-02T06:26:32.7236789+00:00 [Information] (/our-service-container-8679964bc5-5bnp6/11) MappableDataCache [Starting the service] Received the initial list of the mapped entities in 71 ms',
+      '2021-08-02T06:26:32.7242226+00:00 [Information] (/our-service-container-8679964bc5-5bnp6/11) MappableDataCache [Starting the service] The service is started',
+      '%6|1627885721.057|FAIL|rdkafka#consumer-5| [thrd:GroupCoordinator]: GroupCoordinator: Disconnected (after 132202ms in state UP)   <-- how to suppress it?',
+      '%3|1627885721.057|ERROR|rdkafka#consumer-5| [thrd:GroupCoordinator]: GroupCoordinator: Disconnected (after 132202ms in state UP)',
+    ],
+    // Half the dated lines are librdkafka's: the file is read as that client's; the application's own lines name none.
+    layout: 'learned:date-time:librdkafka',
+    // Serilog's "(source/thread)" after the level is left in the message: no separator says it is a field.
+    header: { level: 'INFORMATION', at: '2021-08-02T06:26:32.723Z', message: '(/our-service-container-8679964bc5-5bnp6/11) MappableDataCache [Starting the service] Received the initial list of the mapped entities in 71 ms' },
+  },
 ]
 
 describe('adapters/logs/learned-layout', () => {
@@ -215,6 +229,14 @@ describe('adapters/logs/learned-layout', () => {
     const errorLines = c.lines.flatMap((l, i) => (readHeader(l, p.layout!, () => 0)?.level === 'ERROR' ? [i + 1] : []))
     const signalled = new Set(signals.map((s) => Number(s.source.split(':').pop())))
     for (const n of errorLines) expect(signalled, `line ${n}`).toContain(n)
+  })
+
+  it("reads librdkafka's lines between another layout's as records of their own, with their client", () => {
+    const c = CASES.find((x) => x.source.endsWith('confluent-kafka-dotnet/issues/1662'))!
+    const p = new LogParser({ path: 'app.log', cluster: 'c1' })
+    const signals = [...p.push(`${c.lines.join('\n')}\n`), ...p.end()]
+    expect(readHeader(c.lines[3], p.layout!, () => 0)).toMatchObject({ level: 'ERROR', logger: 'ERROR', client: 'librdkafka', thread: 'GroupCoordinator' })
+    expect(signals.some((s) => s.source === 'log:app.log:4')).toBe(true)
   })
 
   it("keeps Kafka's own layouts for Kafka's own lines", () => {
