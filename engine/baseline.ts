@@ -82,11 +82,6 @@ export function baselineCauses(data: EvalData, window: EvalWindow, covered: Read
   return ranked.slice(0, MAX_BASELINES).map((g) => toCause(g, window))
 }
 
-/** True when a cause is a baseline rather than a rule's match. */
-export function isBaseline(c: Pick<Cause, 'ruleId'>): boolean {
-  return c.ruleId.startsWith(BASELINE_RULE_PREFIX)
-}
-
 function templateOf(s: Signal): string {
   return s.labels?.template ?? s.text ?? ''
 }
