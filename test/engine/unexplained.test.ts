@@ -176,6 +176,10 @@ describe('engine/unexplained', () => {
     expect(text).toContain('No rule matched; the most telling failure lines, explained by their failure class (baseline):')
     expect(text.indexOf('confidence: baseline')).toBeLessThan(text.indexOf('Unexplained errors'))
     expect(renderSlack(d, { timeZone: 'UTC' }).text).toMatch(/no rule matched in .*; 2 unexplained error templates — baseline: Replication: the log says why — "\[ReplicaFetcher .*Exiting because log truncation is not allowed/)
+    // A baseline says so and offers no rule to show.
+    const slack = renderSlack(d, { timeZone: 'UTC' })
+    expect(slack.parts.some((p) => p.kind === 'section' && p.text.includes('confidence: _baseline_'))).toBe(true)
+    expect(JSON.stringify(slack.parts)).not.toContain('kafka_show_rule')
     const msg = renderSlack({ ...d, unexplained: rows, unexplainedOmitted: 5 }, { timeZone: 'UTC' })
     expect(msg.parts[0]).toEqual({ kind: 'header', text: 'Broker 1 (c): no rule matched; 15 unexplained error templates; most telling failure: replication (baseline)' })
     const section = msg.parts.find((p) => p.kind === 'section' && p.text.startsWith('*Unexplained errors*')) as { text: string } | undefined
