@@ -177,6 +177,24 @@ export const UNNAMED_BROKER = 'unnamed'
  * be named later.
  */
 export async function* attributeUnnamed(batches: AsyncIterable<Signal[]>, options: Pick<ReadSourcesOptions, 'defaultBroker' | 'fallbackBroker'>, stats: SourceStats): AsyncIterable<Signal[]> {
+  if (options.defaultBroker !== undefined) {
+    // The broker asked about: nothing to wait for, so nothing is held however long the input.
+    const broker = options.defaultBroker
+    for await (const batch of batches) {
+      let n = 0
+      for (const sig of batch) {
+        if (sig.broker !== undefined || isClusterWide(sig.name)) continue
+        sig.broker = broker
+        n++
+      }
+      if (n) {
+        stats.attributed += n
+        stats.attributedTo[broker] = (stats.attributedTo[broker] ?? 0) + n
+      }
+      if (batch.length) yield batch
+    }
+    return
+  }
   const held: Signal[] = []
   const named = new Set<string>()
   for await (const batch of batches) {

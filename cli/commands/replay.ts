@@ -74,8 +74,9 @@ export type IngestOptions = Pick<ReadSourcesOptions, 'defaultBroker' | 'fallback
    * keeps memory bounded and diagnoses its newest part. Never set for a shared store.
    */
   maxHeld?: number
-  /** Where a progress line goes every PROGRESS_MS while reading (stderr for the CLI). */
+  /** Where a progress line goes every `progressMs` (5 s by default) while reading (stderr for the CLI). */
   progress?: (line: string) => void
+  progressMs?: number
 }
 
 /** Signals `why --replay` holds in its in-memory store at most: about 1 GiB of heap with the process. */
@@ -139,7 +140,7 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
       oldest = keptFrom
       if (removed === 0) break
     }
-    if (options.progress && Date.now() - lastProgress >= PROGRESS_MS) {
+    if (options.progress && Date.now() - lastProgress >= (options.progressMs ?? PROGRESS_MS)) {
       lastProgress = Date.now()
       options.progress(describeProgress(stats, held, keptFrom))
     }
