@@ -113,9 +113,11 @@ describe('adapters/logs/layout linear time', () => {
       const ms = time(() => parseLogText(text, { path: 'pasted.log', cluster: 'c1' }))
       expect(ms, `piece ${JSON.stringify(p)}`).toBeLessThanOrEqual(BOUND_MS * 5)
       // And with no Kafka line at all, so the layout is learned or undated (and its wider level prefilter runs).
+      // Here every line can be an error record that the whole matcher table reads (13-20 ms for the 32 lines
+      // measured alone on the shared machine): the bound allows for load, a superlinear step takes seconds.
       const alone = Array.from({ length: 32 }, () => fill(p, 2048)).join('\n')
       const msAlone = time(() => parseLogText(alone, { path: 'pasted.log', cluster: 'c1', undatedAt: 0 }))
-      expect(msAlone, `piece ${JSON.stringify(p)} alone`).toBeLessThanOrEqual(BOUND_MS * 5)
+      expect(msAlone, `piece ${JSON.stringify(p)} alone`).toBeLessThanOrEqual(BOUND_MS * 15)
     }
   })
 })
