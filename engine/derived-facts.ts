@@ -14,6 +14,10 @@ import type { EvalData } from './match.js'
 export const ZK_SESSION_DEFAULT_OLD_MS = 6000
 /** ZooKeeper session timeout from Kafka 2.5 on. */
 export const ZK_SESSION_DEFAULT_MS = 18000
+/** replica.lag.time.max.ms before Kafka 2.5 (KIP-537 raised it with the ZooKeeper timeout). */
+export const REPLICA_LAG_DEFAULT_OLD_MS = 10000
+/** replica.lag.time.max.ms from Kafka 2.5 on. */
+export const REPLICA_LAG_DEFAULT_MS = 30000
 /** KRaft broker.session.timeout.ms default. */
 export const KRAFT_SESSION_DEFAULT_MS = 9000
 const KAFKA_2_5 = encodeVersion('2.5.0')!
@@ -22,6 +26,7 @@ const KAFKA_2_5 = encodeVersion('2.5.0')!
 export const DERIVED_FACT_SOURCES: Readonly<Record<string, readonly string[]>> = {
   'zk.session_timeout_limit': ['zk.negotiated_session_timeout', 'config.zookeeper_session_timeout_ms', 'broker.version', 'config.inter_broker_protocol_version'],
   'kraft.session_timeout_limit': ['config.broker_session_timeout_ms'],
+  'replica.lag_limit': ['config.replica_lag_time_max_ms', 'broker.version', 'config.inter_broker_protocol_version'],
 }
 
 /** The fact names to load for `names`, with the sources of any derived fact among them. */
@@ -62,6 +67,13 @@ export function withDerivedFacts(facts: readonly Signal[], cluster: string, brok
     const value = version.value! >= KAFKA_2_5 ? ZK_SESSION_DEFAULT_MS : ZK_SESSION_DEFAULT_OLD_MS
     derive('zk.session_timeout_limit', value, 'version-default', version, `default zookeeper.session.timeout.ms of Kafka ${version.labels?.version ?? 'of this version'}: ${value} ms`)
   } else derive('zk.session_timeout_limit', ZK_SESSION_DEFAULT_OLD_MS, 'default', undefined, `no session timeout or version seen: assuming ${ZK_SESSION_DEFAULT_OLD_MS} ms, the default before Kafka 2.5`)
+
+  const lag = latest('config.replica_lag_time_max_ms')
+  if (lag) derive('replica.lag_limit', lag.value!, 'config', lag, `replica.lag.time.max.ms = ${lag.value}`)
+  else if (version) {
+    const value = version.value! >= KAFKA_2_5 ? REPLICA_LAG_DEFAULT_MS : REPLICA_LAG_DEFAULT_OLD_MS
+    derive('replica.lag_limit', value, 'version-default', version, `default replica.lag.time.max.ms of Kafka ${version.labels?.version ?? 'of this version'}: ${value} ms`)
+  } else derive('replica.lag_limit', REPLICA_LAG_DEFAULT_OLD_MS, 'default', undefined, `no replica.lag.time.max.ms or version seen: assuming ${REPLICA_LAG_DEFAULT_OLD_MS} ms, the default before Kafka 2.5`)
 
   const kraft = latest('config.broker_session_timeout_ms')
   if (kraft) derive('kraft.session_timeout_limit', kraft.value!, 'config', kraft, `broker.session.timeout.ms = ${kraft.value}`)

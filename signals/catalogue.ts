@@ -203,6 +203,8 @@ export const CATALOGUE = {
   'config.broker_session_timeout_ms': fact('duration', [], 'broker.session.timeout.ms of the KRaft controllers (describeConfigs, the KafkaConfig dump at start-up)'),
   'zk.negotiated_session_timeout': fact('duration', [], 'the session timeout ZooKeeper granted ("Session establishment complete …, negotiated timeout = N"); the server may clamp the requested one'),
   'zk.session_timeout_limit': fact('duration', ['from'], 'derived: the ZooKeeper session timeout that applies (negotiated, else configured, else the version\'s default: 6000 before 2.5, 18000 from 2.5; 6000 when nothing says); label from = negotiated | config | version-default | default'),
+  'config.replica_lag_time_max_ms': fact('duration', [], 'replica.lag.time.max.ms: how long a follower may go without catching up before the leader drops it from the ISR (describeConfigs, the KafkaConfig dump at start-up)'),
+  'replica.lag_limit': fact('duration', ['from'], 'derived: the replica.lag.time.max.ms that applies (configured, else the version\'s default: 10000 before 2.5, 30000 from 2.5; 10000 when nothing says); label from = config | version-default | default'),
   'kraft.session_timeout_limit': fact('duration', ['from'], 'derived: the KRaft broker session timeout that applies (broker.session.timeout.ms, else its default 9000); label from = config | default'),
   'config.log_message_format_version': fact('version', ['topic'], 'log.message.format.version / message.format.version'),
   'config.num_io_threads': fact('count', [], 'num.io.threads'),

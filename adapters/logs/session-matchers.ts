@@ -54,4 +54,7 @@ export const SESSION_MATCHERS: readonly Matcher[] = [
   // S4. The same dump's "\tbroker.session.timeout.ms = 9000" (Kafka 2.8-4.x, lab-stw): the KRaft
   //     controllers fence a broker they have not heard from for this long.
   configLine('broker.session.timeout.ms', 'config.broker_session_timeout_ms'),
+  // S5. The same dump's "\treplica.lag.time.max.ms = 30000" (lab-stw): a leader paused longer than this
+  //     finds its followers behind when it resumes and shrinks its ISRs, whatever its ZooKeeper session did.
+  configLine('replica.lag.time.max.ms', 'config.replica_lag_time_max_ms'),
 ]

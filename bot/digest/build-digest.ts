@@ -124,7 +124,9 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     const heap = (by.get('heap.after_gc') ?? []).filter((s) => isNumber(s.value))
     // The leak rule's reading (floor_trend): the floor's slope, none from data spanning under half the window.
     const slope = floorTrend(heap, w.to - w.from)
-    const longestPause = Math.max(0, ...(by.get('gc.pause') ?? []).map((s) => s.value ?? 0), ...safepoints)
+    // A loop, not Math.max(...all): a day of a busy broker's safepoints overflows the argument stack.
+    let longestPause = 0
+    for (const v of [(by.get('gc.pause') ?? []).map((s) => s.value ?? 0), safepoints]) for (const x of v) if (x > longestPause) longestPause = x
     const pauseName = safepoints.includes(longestPause) ? 'safepoint.total' : 'gc.pause'
     healths.push({
       broker,

@@ -59,7 +59,7 @@ describe('adapters/logs/session-matchers', () => {
     expect(parse(text(), { broker: '3' }).signals.filter((s) => s.name !== 'log.warn_exception').map(brief)).toEqual(expected.map((e) => ({ ...e, broker: '3' })))
   })
 
-  it('reads both session timeouts from the KafkaConfig dump at start-up, and nothing from other config dumps', () => {
+  it('reads both session timeouts and replica.lag.time.max.ms from the KafkaConfig dump at start-up, and nothing from other config dumps', () => {
     const lines = labStw.split('\n')
     const start = lines.findIndex((l) => l.includes('KafkaConfig values:'))
     let end = start + 1
@@ -70,9 +70,10 @@ describe('adapters/logs/session-matchers', () => {
       expect.arrayContaining([
         { name: 'config.zookeeper_session_timeout_ms', value: 6000, broker: '3' },
         { name: 'config.broker_session_timeout_ms', value: 9000, broker: '3' },
+        { name: 'config.replica_lag_time_max_ms', value: 30000, broker: '3' },
       ]),
     )
     const notKafka = dump.replace('KafkaConfig values:', 'AdminClientConfig values:')
-    expect(parse(notKafka, { broker: '3' }).signals.filter((s) => s.name.includes('session'))).toEqual([])
+    expect(parse(notKafka, { broker: '3' }).signals.filter((s) => s.name.includes('session') || s.name.includes('replica_lag'))).toEqual([])
   })
 })
