@@ -15,7 +15,7 @@ export type ConfigChange = { op: 'set'; key: string; value: string } | { op: 're
 /** A parsed command; handlers receive exactly the fields they need. */
 export type Command =
   | { verb: 'help'; topic?: string }
-  | { verb: 'why'; cluster?: string; broker: string; sinceMs?: number }
+  | { verb: 'why'; cluster?: string; broker?: string; sinceMs?: number }
   | { verb: 'status'; cluster?: string }
   | { verb: 'digest'; cluster?: string }
   | { verb: 'rules'; name?: string }
@@ -30,7 +30,7 @@ export type Verb = Command['verb']
 
 /** One usage line per verb; help and every usage error quote these. */
 export const USAGE: Record<Verb, string> = {
-  why: 'why <broker> [since]          ranked causes for a broker, e.g. `why 3 2h` or `why prod:3`',
+  why: 'why <broker> [since]          ranked causes for a broker (`why` alone in a cluster\'s channel: the cluster\'s answer), e.g. `why 3 2h` or `why prod:3`',
   status: 'status [cluster]              firing alerts, silences and brokers seen',
   digest: 'digest [cluster]              the daily health digest, now',
   rules: 'rules [name]                  the loaded rules, or one of them',
@@ -68,6 +68,10 @@ export function parseCommand(raw: string): Command {
     case 'help':
       return { verb: 'help', topic: args[0]?.toLowerCase() }
     case 'why': {
+      // No broker: the cluster's answer where the channel is a cluster's (the handler decides).
+      if (args.length === 0) return { verb: 'why' }
+      const window = args[0] === 'since' || args[0] === '--since' ? args.slice(1) : args
+      if (window.length === 1 && DURATION.test(window[0])) return { verb: 'why', sinceMs: parseDuration(window[0], 'why') }
       arity('why', args, 1, 3)
       const rest = args[1] === 'since' || args[1] === '--since' ? args.slice(2) : args.slice(1)
       if (rest.length > 1) throw usageError('why', `unexpected '${args[args.length - 1]}'`)
@@ -195,7 +199,8 @@ function arity(verb: Verb, args: string[], min: number, max: number): void {
   if (args.length > max) throw usageError(verb, `unexpected '${args.slice(max).join(' ')}'`)
 }
 
-function usageError(verb: Verb, problem: string): UserError {
+/** The refusal quoting a verb's usage line, e.g. "Missing arguments. Usage: `/kafka why <broker> [since]`". */
+export function usageError(verb: Verb, problem: string): UserError {
   return new UserError(`${capitalise(problem)}. Usage: \`/kafka ${USAGE[verb].replace(/ {2,}.*/, '')}\``)
 }
 

@@ -12,6 +12,9 @@ import { formatWindow } from '../render/time.js'
 import { clusterForChannel } from '../config.js'
 import { unreadInput } from '../../adapters/unread-input.js'
 import { describeUnread } from '../../engine/unread-input.js'
+import type { Store } from '../../engine/store/store.js'
+import { renderClusterDiagnosis } from '../render/cluster-diagnosis.js'
+import { diagnoseClusterWith } from './why.js'
 
 /**
  * `why` over logs shared in a thread: the uploads are read into a store of their own (never the
@@ -39,12 +42,13 @@ export async function whyUploaded(ctx: BotContext, where: { channel: string }, u
     throw new UserError(`Nothing in ${names} is a log I can read${why ? `: ${why}` : ''}.`)
   }
   const summary = readSummary(read.stats.logs.lines, read.stats.files.length, read.stats.skipped, read.stats.zone)
+  const unread = unreadInput(read.stats)
   let broker = args.broker
   if (broker === undefined) {
-    if (read.brokers.length > 1) throw new UserError(`These logs hold ${read.brokers.length} brokers (${read.brokers.join(', ')}): mention me with \`why ${read.brokers[0]}\` to pick one.`)
+    // Several brokers' logs (a support bundle) are a cluster event: the cluster's answer, origin first.
+    if (read.brokers.length > 1 && read.window) return clusterAnswer(ctx, store, cluster, read.brokers, read.window, names, summary, unread)
     broker = read.brokers[0]
   }
-  const unread = unreadInput(read.stats)
   if (broker === undefined || !read.window || !read.brokers.includes(broker)) {
     const span = read.window ? formatWindow(read.window.from, read.window.to, ctx.config.timeZone) : 'no timestamps read'
     // Healthy only when all of it was read: otherwise what went unread is the answer's first line.
@@ -60,6 +64,25 @@ export async function whyUploaded(ctx: BotContext, where: { channel: string }, u
   parts.splice(Math.min(2, parts.length), 0, { kind: 'context', text: `Read from the shared ${escapeMrkdwn(names)}: ${escapeMrkdwn(summary)}. Diagnosed on their own, not with this cluster's live data.` })
   // Shared logs were never through an ingest that scrubs them: a password in a config dump or a token
   // in a file name is redacted before it reaches the channel.
+  return redactMessage({ ...msg, parts, visibility: 'channel' })
+}
+
+/** The cluster's answer over the shared logs' own store and span, without the live clusters' buttons. */
+async function clusterAnswer(
+  ctx: BotContext,
+  store: Store,
+  cluster: string,
+  brokers: readonly string[],
+  window: { from: number; to: number },
+  names: string,
+  summary: string,
+  unread: ReturnType<typeof unreadInput>,
+): Promise<BotMessage> {
+  const answer = await diagnoseClusterWith(ctx, store, { cluster, brokers, from: window.from, to: window.to, now: window.to })
+  const msg = renderClusterDiagnosis(answer, { timeZone: ctx.config.timeZone, brokerPicker: false })
+  const parts = msg.parts.filter((p) => p.kind !== 'actions')
+  const note = `Read from the shared ${escapeMrkdwn(names)}: ${escapeMrkdwn(summary)}. Diagnosed on their own, not with this cluster's live data; mention me with \`why ${brokers[0]}\` for one broker's whole answer.`
+  parts.splice(Math.min(2, parts.length), 0, { kind: 'context', text: note }, ...(unread ? [{ kind: 'section' as const, text: `:warning: ${escapeMrkdwn(describeUnread(unread))}` }] : []))
   return redactMessage({ ...msg, parts, visibility: 'channel' })
 }
 

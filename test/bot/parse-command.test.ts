@@ -7,6 +7,9 @@ describe('bot/parse-command', () => {
     ['why 3', { verb: 'why', broker: '3', cluster: undefined, sinceMs: undefined }],
     ['why broker-3 2h', { verb: 'why', broker: '3', cluster: undefined, sinceMs: 7_200_000 }],
     ['WHY prod:3 since 30m', { verb: 'why', broker: '3', cluster: 'prod', sinceMs: 1_800_000 }],
+    // No broker: the cluster's answer in a cluster's channel, the usage line elsewhere (the handler decides).
+    ['why', { verb: 'why' }],
+    ['why since 2h', { verb: 'why', sinceMs: 7_200_000 }],
     ['  status  ', { verb: 'status', cluster: undefined }],
     ['digest prod-eu', { verb: 'digest', cluster: 'prod-eu' }],
     ['rules', { verb: 'rules', name: undefined }],
@@ -29,7 +32,6 @@ describe('bot/parse-command', () => {
   it.each([
     ['frobnicate', /Unknown command 'frobnicate'/],
     ['wy 3', /Did you mean `why`/],
-    ['why', /Missing arguments\. Usage: `\/kafka why <broker> \[since\]`/],
     ['why three', /'three' is not a broker id/],
     ['why 3 2 fortnights', /Unexpected/],
     ['why 3 0h', /not a duration/],
