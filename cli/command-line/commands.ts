@@ -70,6 +70,7 @@ export const TEST_OPTIONS = {
   format: FINDINGS_FORMAT,
   junit: { flags: '--junit <file>', description: 'also write a JUnit XML report', complete: 'file' },
   verbose: { ...VERBOSE, description: 'per-rule coverage table and input notes for passing tests' },
+  claims: { flags: '--claims', description: "also check every cause's claims: each passing expect re-run with each fact its rule observes removed; the claim must go (docs/rule-language.md)" },
 } as const satisfies OptionSpecs
 
 /** `ci`: a pull request's rule changes, checked and backtested. */

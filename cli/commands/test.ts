@@ -11,7 +11,7 @@ import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
 
 /**
- * `kafka-why test [paths…] [--rules PATH]… [--format …] [--junit FILE] [--verbose]`: replays recorded incidents and
+ * `kafka-why test [paths…] [--rules PATH]… [--format …] [--junit FILE] [--verbose] [--claims]`: replays recorded incidents and
  * inline timelines through the real engine and checks which rules fire and which must not, so a rule
  * change is proven in CI. Exit codes: 0 all passed, 1 a test failed (or rules/tests did not load), 2 usage.
  */
@@ -21,12 +21,12 @@ export const run = (argv: string[]): Promise<number> => runCommand('test', argv)
 
 /** The subcommand: runs the tests, prints the report, writes JUnit, returns the exit code. */
 export async function execute({ args: paths, options }: CommandInput<typeof TEST_OPTIONS>): Promise<number> {
-  const { rules, junit, verbose, format } = options
+  const { rules, junit, verbose, format, claims } = options
   // No path: ./rules when the working directory has one, else the rule pack shipped with the package.
   const testPaths = paths.length ? paths : [resolveRulesPath(DEFAULT_RULES_PATH)]
   await checkRulePaths(rules, '--rules')
   await checkTestPaths(testPaths)
-  const result = await runRuleTests({ paths: testPaths, rules })
+  const result = await runRuleTests({ paths: testPaths, rules, claims: claims === true })
   if (format === 'text') console.log(renderReport(result, { verbose }))
   else if (format === 'json') console.log(JSON.stringify(findingsOfTestRun(result), null, 2))
   else {

@@ -1,5 +1,6 @@
 import { relative } from 'node:path'
-import type { RunResult } from './run-tests.js'
+import type { ClaimCheck } from './claims.js'
+import type { ClaimsResult, RunResult } from './run-tests.js'
 
 /**
  * The terminal report of a rule-test run: one line per case, the full explanation of every failed
@@ -63,6 +64,45 @@ export function renderReport(run: RunResult, opts: { cwd?: string; verbose?: boo
   }
   const never = cov.filter((c) => c.asserted === 0)
   if (never.length) out.push(`  never exercised: ${never.map((c) => `${c.ruleId} (${rel(c.file)})`).join(', ')}`)
+  if (run.claims) out.push('', ...renderClaims(run.claims, run.rules.map((r) => r.id), rel, opts.verbose))
   out.push(`${failed || !run.ok ? 'FAIL' : 'ok'}: ${passed} passed, ${failed} failed`)
   return out.join('\n')
+}
+
+/** The claims pass: per rule the claims checked and how they went, every survival in full, rules never checked. */
+function renderClaims(claims: ClaimsResult, ruleIds: string[], rel: (f: string) => string, verbose?: boolean): string[] {
+  const out: string[] = []
+  const byRule = new Map<string, ClaimCheck[]>()
+  for (const c of claims.checks) byRule.set(c.ruleId, [...(byRule.get(c.ruleId) ?? []), c])
+  const count = (o: string) => claims.checks.filter((c) => c.outcome === o).length
+  const survived = claims.checks.filter((c) => c.outcome === 'survived')
+  const checkedRules = [...byRule.keys()].filter((r) => byRule.get(r)!.some((c) => c.outcome !== 'unchecked'))
+  out.push(
+    `claims: ${claims.checks.length} checked over ${checkedRules.length}/${ruleIds.length} rules in ${(claims.durationMs / 1000).toFixed(1)}s: ` +
+      `${count('not-fired')} gone (rule no longer fires), ${count('text-changed')} gone (value left the text), ${count('other-evidence')} gone (another alternative on other evidence), ` +
+      `${survived.length} survived (${survived.filter((c) => c.allowed).length} allowed), ${count('unchecked')} unchecked (rule alone did not fire)`,
+  )
+  if (claims.allowListError) out.push(`  ✗ ${claims.allowListError}`)
+  else if (claims.allowList) out.push(`  allow-list: ${rel(claims.allowList)}`)
+  if (verbose) {
+    const w = Math.max(4, ...checkedRules.map((r) => r.length))
+    out.push(`  ${'rule'.padEnd(w)}  checked  survived`)
+    for (const r of [...byRule.keys()].sort()) {
+      const cs = byRule.get(r)!
+      out.push(`  ${r.padEnd(w)}  ${String(cs.length).padStart(7)}  ${String(cs.filter((c) => c.outcome === 'survived').length).padStart(8)}`)
+    }
+  }
+  const seen = new Set<string>()
+  for (const c of survived) {
+    const key = `${c.ruleId}\0${c.signal}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    const mark = c.allowed ? '~' : '✗'
+    out.push(`  ${mark} ${c.ruleId}: claim survived removing every ${c.signal} it rests on (${c.removed} events) — ${c.test} (${rel(c.file)}:${c.line}), broker ${c.broker}`)
+    if (c.allowed) out.push(`      allowed: ${c.allowed}`)
+    else out.push(`      before: ${c.before}`, `      after:  ${c.after}`)
+  }
+  const none = ruleIds.filter((r) => !checkedRules.includes(r))
+  if (none.length) out.push(`  no claim checked (no passing expect on which the rule alone fires): ${none.join(', ')}`)
+  return out
 }

@@ -39,7 +39,12 @@ export type CaseResult = {
   run?: CaseRun
   /** Rule ids that fired on any broker in this case. */
   fired: Set<string>
+  /** Every signal the case loaded, when asked for (`keepSignals`): the claims pass replays them with facts removed. */
+  signals?: Signal[]
 }
+
+/** How to run a case: `keepSignals` returns the loaded data on the result for the claims pass. */
+export type RunCaseOptions = { keepSignals?: boolean }
 
 /** A problem loading a case's data: reported as a failed assertion, never thrown. */
 function loadFailure(tc: RuleTestCase, line: number, message: string): AssertionResult {
@@ -47,8 +52,14 @@ function loadFailure(tc: RuleTestCase, line: number, message: string): Assertion
 }
 
 /** Runs one case against `rules`. Never throws for bad data: it becomes a failed assertion. */
-export async function runCase(tc: RuleTestCase, rules: readonly Rule[], clock: () => number = performance.now.bind(performance)): Promise<CaseResult> {
+export async function runCase(
+  tc: RuleTestCase,
+  rules: readonly Rule[],
+  clock: () => number = performance.now.bind(performance),
+  opts: RunCaseOptions = {},
+): Promise<CaseResult> {
   const started = clock()
+  const kept: Signal[] | undefined = opts.keepSignals ? [] : undefined
   const store = new MemoryStore()
   const assertions: AssertionResult[] = []
   const rejected: Record<string, number> = {}
@@ -58,6 +69,7 @@ export async function runCase(tc: RuleTestCase, rules: readonly Rule[], clock: (
   const clusters = new Set<string>()
   const add = async (signals: Signal[]) => {
     const r = await store.append(signals)
+    kept?.push(...signals)
     for (const [k, v] of Object.entries(r.rejected)) rejected[k] = (rejected[k] ?? 0) + v
     for (const s of signals) {
       if (!Number.isFinite(s.at)) continue
@@ -126,5 +138,5 @@ export async function runCase(tc: RuleTestCase, rules: readonly Rule[], clock: (
   for (const e of tc.expect) assertions.push(checkExpectation(e, run, base))
   for (const a of tc.absent) assertions.push(checkAbsent(a, run))
   const fired = new Set<string>(diagnoses.flatMap((d) => d.causes.map((c: Cause) => c.ruleId)))
-  return { test: tc, ok: assertions.every((a) => a.ok), durationMs: clock() - started, assertions, run, fired }
+  return { test: tc, ok: assertions.every((a) => a.ok), durationMs: clock() - started, assertions, run, fired, ...(kept ? { signals: kept } : {}) }
 }

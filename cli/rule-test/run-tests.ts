@@ -1,10 +1,12 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
-import { basename, join } from 'node:path'
+import { existsSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import type { Rule } from '../../dsl/ast.js'
 import { hasErrors, renderDiagnostics, type Diagnostic } from '../../dsl/index.js'
 import { loadRules } from '../../rule-files/load-rules.js'
 import { describeMissing } from '../rule-paths.js'
 import { UsageError } from '../usage-error.js'
+import { checkClaimsOfCase, readClaimAllowList, type ClaimCheck } from './claims.js'
 import { corpusCaseTest } from './corpus-case-test.js'
 import { runCase, type CaseResult } from './run-case.js'
 import { parseTestFile, type TestFileError } from './test-file.js'
@@ -29,8 +31,16 @@ export type RunResult = {
   /** The same problems as diagnostics, for CI annotations. */
   ruleDiagnostics?: Diagnostic[]
   coverage: RuleCoverage[]
+  /** The claims pass (`--claims`): every claim checked, survivals marked allowed or not. */
+  claims?: ClaimsResult
   ok: boolean
 }
+
+/** The claims pass over a run: the checks, the allow-list read, and how long it took. */
+export type ClaimsResult = { checks: ClaimCheck[]; allowList?: string; allowListError?: string; durationMs: number }
+
+/** The allow-list of claims that rightly survive removal, looked for beside the tests. */
+export const CLAIMS_ALLOW_FILE = 'claims-allow.yaml'
 
 /** What to run: where the tests are, and which rules they test. */
 export type RunOptions = {
@@ -38,6 +48,10 @@ export type RunOptions = {
   paths: string[]
   /** Rule files or directories; overrides the *.rules found under `paths`. Default: those, else rules/. */
   rules?: string[]
+  /** Also run the claims pass (claims.ts): each passing `expect` re-run with each claimed fact removed. */
+  claims?: boolean
+  /** The claims allow-list; default claims-allow.yaml found beside the tests (rules/tests/). */
+  claimsAllow?: string
 }
 
 const SKIP_DIRS = new Set(['node_modules', '.git'])
@@ -110,6 +124,8 @@ export async function runRuleTests(opts: RunOptions): Promise<RunResult> {
     return result
   }
   const subsets = new Map<string, Rule[]>()
+  const claims: ClaimCheck[] = []
+  let claimsMs = 0
   for (const file of found.tests) {
     let text: string
     try {
@@ -132,10 +148,30 @@ export async function runRuleTests(opts: RunOptions): Promise<RunResult> {
       if (!subsets.has(key)) subsets.set(key, (await loadRules(parsed.file.rules)).rules)
       rules = subsets.get(key)!
     }
-    for (const tc of parsed.file.tests) fr.cases.push(await runCase(tc, rules))
+    for (const tc of parsed.file.tests) {
+      const c = await runCase(tc, rules, undefined, { keepSignals: opts.claims })
+      if (opts.claims && c.ok && c.signals) {
+        const t0 = performance.now()
+        claims.push(...(await checkClaimsOfCase(c, rules, c.signals)))
+        claimsMs += performance.now() - t0
+      }
+      delete c.signals
+      fr.cases.push(c)
+    }
   }
   result.coverage = coverageOf(result)
   result.ok = result.files.every((f) => f.errors.length === 0 && f.cases.every((c) => c.ok)) && result.files.length > 0
+  if (opts.claims) {
+    const allowFile = opts.claimsAllow ?? found.tests.map((t) => join(dirname(t), CLAIMS_ALLOW_FILE)).find((f) => existsSync(f))
+    const allow = allowFile ? await readClaimAllowList(allowFile) : { entries: [] }
+    for (const c of claims) {
+      if (c.outcome !== 'survived') continue
+      const entry = allow.entries.find((e) => (e.rule === c.ruleId || c.ruleId.endsWith(`#${e.rule}`)) && e.signal === c.signal)
+      if (entry) c.allowed = entry.why
+    }
+    result.claims = { checks: claims, allowList: allowFile, allowListError: allow.error, durationMs: claimsMs }
+    if (allow.error || claims.some((c) => c.outcome === 'survived' && !c.allowed)) result.ok = false
+  }
   return result
 }
 
