@@ -89,7 +89,7 @@ export async function startBot(env: NodeJS.ProcessEnv = process.env, opts: Start
         const ev = outbox[0]
         const alertLog = childLog(log, alertFields(ev))
         try {
-          const sent = await notifyAlerts({ store, poster: bot.poster, config, now: () => Date.now() }, [ev])
+          const sent = await notifyAlerts({ store, poster: bot.poster, config, now: () => Date.now(), rules: rules.rules }, [ev])
           outbox.shift()
           alertLog.info(`alert ${ev.type}: ${sent.posted ? 'sent to Slack' : 'silenced, not posted'}`)
         } catch (err) {

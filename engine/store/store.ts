@@ -50,8 +50,11 @@ export type AlertRecord = {
   evidenceAt?: number
   /** Last notification sent, for re-notify intervals. */
   notifiedAt?: number
-  /** Bot bookkeeping: where the alert message lives, so updates edit it in place. */
-  message?: { channel: string; ts: string }
+  /**
+   * Bot bookkeeping: where the alert message lives, so updates edit it in place; `threadTs` when it
+   * was posted in another alert's thread (a consequence of that broker's alert), where its replies go.
+   */
+  message?: { channel: string; ts: string; threadTs?: string }
   /** The latest rendered cause text and evidence count, for update decisions. */
   summary?: string
   evidenceCount?: number
