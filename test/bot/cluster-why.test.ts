@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SlackBot } from '../../bot/app.js'
 import { whyUploaded } from '../../bot/commands/why-upload.js'
+import { CONSOLE_CHANNEL, CONSOLE_USER, openConsole } from '../../bot/console/console-context.js'
 import { runCommand } from '../../bot/dispatch.js'
 import { loadIncident } from '../../bot/engine-bridge.js'
 import type { BotMessage } from '../../bot/message.js'
@@ -78,6 +79,19 @@ describe('/kafka why with no broker: the cluster answer (lab-disk-full, broker 3
     expect(out).toContain('Origin: broker 3 — explains')
     expect(out).toMatch(/broker 1: warning fetcher_cannot_reach_leader \{leader=3\} — a consequence of broker 3's disk_full/)
     expect(out).toContain('[Why one broker…: broker 1 | broker 2 | broker 3]')
+  })
+})
+
+describe('kafka-why console over lab-disk-full', { timeout: 120_000 }, () => {
+  it('`why` alone prints the cluster answer, origin broker 3 first', async () => {
+    const session = await openConsole({ replay: DISK_FULL, env: { REDIS_URL: '' }, log: { error: () => undefined, info: () => undefined, warn: () => undefined } })
+    try {
+      const out = toConsole(await runCommand(session.ctx, { user: CONSOLE_USER, channel: CONSOLE_CHANNEL, text: 'why' }))
+      expect(out.split('\n')[0]).toBe('Cluster lab: origin broker 3 (disk_full)')
+      expect(out).toMatch(/broker 2: warning fetcher_cannot_reach_leader \{leader=3\} — a consequence of broker 3's disk_full/)
+    } finally {
+      await session.close()
+    }
   })
 })
 
