@@ -102,6 +102,14 @@ function renderClaims(claims: ClaimsResult, ruleIds: string[], rel: (f: string) 
     if (c.allowed) out.push(`      allowed: ${c.allowed}`)
     else out.push(`      before: ${c.before}`, `      after:  ${c.after}`)
   }
+  // Kept by another alternative of an `or` with the same sentence: gone by the criterion, but only a
+  // reader can tell whether the words still claim the removed fact ("…and the broker was fenced").
+  if (verbose) {
+    const rerouted = new Map<string, ClaimCheck>()
+    for (const c of claims.checks) if (c.outcome === 'other-evidence') rerouted.set(`${c.ruleId} without ${c.signal}`, c)
+    if (rerouted.size) out.push(`  held by another alternative, same sentence (read it: does it still name the removed fact?):`)
+    for (const [k, c] of rerouted) out.push(`    ${k}: ${c.after}`)
+  }
   const none = ruleIds.filter((r) => !checkedRules.includes(r))
   if (none.length) out.push(`  no claim checked (no passing expect on which the rule alone fires): ${none.join(', ')}`)
   return out
