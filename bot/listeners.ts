@@ -40,7 +40,8 @@ export function toRespond(msg: BotMessage): RespondArguments {
 /**
  * `/kafka …`. A bare `/kafka why` (no broker) with `uploads` given first looks for logs the asker
  * shared among the channel's last 20 messages: found, they are diagnosed in that message's thread;
- * not found (or the history cannot be read), the usual answer asks for a broker.
+ * not found (or the history cannot be read), the usual answer: the cluster's in a cluster's channel,
+ * else the usage line asking for a broker.
  */
 export function onKafkaCommand(base: BotContext, poster: SlackPoster, uploads?: MentionDeps) {
   return async ({ command, ack, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
