@@ -32,6 +32,8 @@ export const TEST_FINDING_CODES = {
   'rule-test/load': 'test data does not load',
   'rule-test/expect': 'expected rule did not fire as asserted',
   'rule-test/absent': 'rule fired where the test says it must not',
+  'rule-test/claim': "a cause's sentence survived the removal of the fact it claims",
+  'rule-test/claims-allow': 'the claims allow-list does not load',
 } as const
 
 /** Title of any finding code: the diagnostic catalogue's, or the rule-test one's. */
@@ -83,6 +85,12 @@ export function findingsOfTestRun(run: RunResult, cwd = process.cwd()): Finding[
         })
       }
     }
+  }
+  if (run.claims?.allowListError) out.push({ file: reportPath(run.claims.allowList ?? 'claims-allow.yaml', cwd), line: 1, col: 1, severity: 'error', code: 'rule-test/claims-allow', message: run.claims.allowListError })
+  for (const c of run.claims?.checks ?? []) {
+    if (c.outcome !== 'survived' || c.allowed) continue
+    const message = `${c.test}: ${c.ruleId} still fires on broker ${c.broker} with every ${c.signal} it claims removed (${c.removed} events):\n${c.after ?? ''}`
+    out.push({ file: reportPath(c.file, cwd), line: c.line, col: 1, severity: 'error', code: 'rule-test/claim', message })
   }
   return out
 }

@@ -1,4 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { findingsOfTestRun } from '../../cli/annotations/finding.js'
 import type { Rule } from '../../dsl/ast.js'
 import { parseRules } from '../../dsl/index.js'
 import { checkClaimsOfCase, readClaimAllowList, removalOf, requiredSignals } from '../../cli/rule-test/claims.js'
@@ -89,6 +93,34 @@ describe('cli/rule-test/claims', () => {
   it('reads an allow-list only with a reason per entry', async () => {
     expect((await readClaimAllowList('rules/tests/claims-allow.yaml')).error).toBeUndefined()
     expect((await readClaimAllowList('/nonexistent/claims-allow.yaml')).entries).toEqual([])
+  })
+
+  it('fails a run on a survival, in the report, JUnit and annotations, until the allow-list says why', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-why-claims-'))
+    try {
+      await writeFile(join(dir, 'x.rules'), RULES)
+      await writeFile(
+        join(dir, 'x.yaml'),
+        `tests:\n  - name: stable groups\n    interval: 1s\n    series:\n      - 'zk.session_timeout{broker="1"}: _x10 7768ms'\n      - 'group.rebalance{broker="1",group="g"}: _x8 1'\n    expect:\n      - { rule: few_rebalances, broker: "1" }\n`,
+      )
+      const plain = await runRuleTests({ paths: [dir] })
+      expect(plain.ok).toBe(true)
+      const run = await runRuleTests({ paths: [dir], claims: true })
+      expect(run.ok).toBe(false)
+      expect(renderReport(run, { cwd: dir })).toContain('✗ few_rebalances: claim survived removing every group.rebalance it rests on (1 events)')
+      expect(toJUnit(run, dir)).toMatch(/<testcase classname="claims" name="few_rebalances: 2 claims removed"><failure message="claim survived removing group.rebalance">/)
+      expect(findingsOfTestRun(run, dir)).toEqual([expect.objectContaining({ file: 'x.yaml', line: 8, code: 'rule-test/claim' })])
+      await writeFile(join(dir, 'claims-allow.yaml'), 'allow:\n  - { rule: few_rebalances, signal: group.rebalance, why: "the sentence is about stability: no rebalance is the fact" }\n')
+      const allowed = await runRuleTests({ paths: [dir], claims: true })
+      expect(allowed.ok).toBe(true)
+      expect(renderReport(allowed, { cwd: dir })).toContain('allowed: the sentence is about stability')
+      await writeFile(join(dir, 'claims-allow.yaml'), 'allow:\n  - { rule: few_rebalances, signal: group.rebalance }\n')
+      const unreasoned = await runRuleTests({ paths: [dir], claims: true })
+      expect(unreasoned.ok).toBe(false)
+      expect(unreasoned.claims!.allowListError).toContain('non-empty why')
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('no shipped rule keeps its sentence when the fact it claims is removed', { timeout: 300_000 }, async () => {
