@@ -1,6 +1,6 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { incidentFileSchema } from '../file-formats/incident-file.js'
+import { incidentFileSchema, type IncidentFile } from '../file-formats/incident-file.js'
 import { FileFormatError, validateYaml } from '../file-formats/yaml-validate.js'
 import { parseSignalsJsonl, type JsonlReject } from '../signals/jsonl.js'
 import type { Signal } from '../signals/signal.js'
@@ -76,18 +76,24 @@ export async function readIncidentYaml(dir: string): Promise<{ cluster: string; 
   const checked = validateYaml(await readFile(file, 'utf8'), file, incidentFileSchema)
   if (!checked.ok) throw new FileFormatError(checked.problems)
   const d = checked.data
-  const sources = d.sources.map((s) => {
-    const cfg: LogSourceConfig = { path: s.path, cluster: d.cluster }
-    if (s.broker !== undefined) cfg.broker = s.broker
-    if (s.format !== undefined) cfg.format = s.format
-    if (s.layout !== undefined) cfg.layout = s.layout
-    const tz = s.timeZone ?? d.timeZone
-    if (tz !== undefined) cfg.timeZone = tz
-    if (s.jvmStart !== undefined) cfg.jvmStart = s.jvmStart
-    if (s.start !== undefined) cfg.start = s.start
-    return { file: path.join(dir, s.path), cfg }
-  })
+  const sources = d.sources.map((s) => ({ file: path.join(dir, s.path), cfg: { path: s.path, cluster: d.cluster, ...pinnedBySource(d, s) } }))
   return { cluster: d.cluster, sources }
+}
+
+/**
+ * What an incident.yaml source entry pins for its file (broker, format, layout, zone, JVM start, start):
+ * one reading for the operator's own incident directories and for manifests shared in Slack.
+ */
+export function pinnedBySource(d: IncidentFile, s: IncidentFile['sources'][number]): Partial<LogSourceConfig> {
+  const cfg: Partial<LogSourceConfig> = {}
+  if (s.broker !== undefined) cfg.broker = s.broker
+  if (s.format !== undefined) cfg.format = s.format
+  if (s.layout !== undefined) cfg.layout = s.layout
+  const tz = s.timeZone ?? d.timeZone
+  if (tz !== undefined) cfg.timeZone = tz
+  if (s.jvmStart !== undefined) cfg.jvmStart = s.jvmStart
+  if (s.start !== undefined) cfg.start = s.start
+  return cfg
 }
 
 async function isDir(p: string): Promise<boolean> {

@@ -4,7 +4,7 @@ import { incidentFileSchema } from '../file-formats/incident-file.js'
 import { validateYaml } from '../file-formats/yaml-validate.js'
 import { parseSignalsJsonl } from '../signals/jsonl.js'
 import type { Signal } from '../signals/signal.js'
-import { attributeUnnamed, brokerOfPath, emptySourceStats, headOf, readLogEntry, SKIPPED_NAMES, zoneOfHeads, type SourceStats } from './incident.js'
+import { attributeUnnamed, brokerOfPath, emptySourceStats, headOf, pinnedBySource, readLogEntry, SKIPPED_NAMES, zoneOfHeads, type SourceStats } from './incident.js'
 import { DEFAULT_ARCHIVE_LIMITS, openInputBytes, type ArchiveLimits, type InputEntry } from './logs/open-input.js'
 import type { LogSourceConfig } from './logs/types.js'
 
@@ -139,15 +139,7 @@ function readManifest(name: string, bytes: Buffer, dir: string, entries: readonl
       stats.skipped.push({ file: `${name}: ${s.path}`, reason: 'not a file of this upload' })
       continue
     }
-    const cfg: Partial<LogSourceConfig> = {}
-    if (s.broker !== undefined) cfg.broker = s.broker
-    if (s.format !== undefined) cfg.format = s.format
-    if (s.layout !== undefined) cfg.layout = s.layout
-    const tz = s.timeZone ?? d.timeZone
-    if (tz !== undefined) cfg.timeZone = tz
-    if (s.jvmStart !== undefined) cfg.jvmStart = s.jvmStart
-    if (s.start !== undefined) cfg.start = s.start
-    pinned.set(entry, cfg)
+    pinned.set(entry, pinnedBySource(d, s))
   }
 }
 

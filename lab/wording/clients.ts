@@ -6,7 +6,7 @@ import { parseLogText } from '../../adapters/logs/parser.js'
 import { CLIENT_WORDING_COLUMNS, clientTableFile, parseClientWordingTable, type ClientWordingEntry } from '../../adapters/logs/wording/client-lookup.js'
 import { escapeField } from '../../adapters/logs/wording/lookup.js'
 import { CLIENT_SOURCES, type ClientLibrary, type ClientStatement } from './client-extract.js'
-import { GENERIC_SIGNALS, RENDER_TIME, renderMessage } from './render.js'
+import { GENERIC_SIGNALS, RENDER_TIME, renderMessage, versionRanges } from './render.js'
 
 /**
  * The client half of `npm run wording`: mines the log statements of librdkafka, sarama, franz-go,
@@ -86,17 +86,6 @@ export function clientSignalsOf(e: Pick<ClientWordingEntry, 'library' | 'level' 
   return [...new Set(signals.map((s) => s.name))].filter((n) => !GENERIC_SIGNALS.has(n)).sort()
 }
 
-function versionRanges(indices: Iterable<number>, versions: readonly string[]): string {
-  const sorted = [...indices].sort((a, b) => a - b)
-  const out: string[] = []
-  for (let i = 0; i < sorted.length; i++) {
-    let j = i
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++
-    out.push(i === j ? versions[sorted[i]] : `${versions[sorted[i]]}-${versions[sorted[j]]}`)
-    i = j
-  }
-  return out.join(',')
-}
 
 /** Mines every sampled release of a library into table entries (signals not yet mapped). */
 export function mineLibrary(rel: ClientRelease, repoDir: string, infoKeep: InfoKeep, templateId: (level: string, logger: string, template: string) => string, log: (m: string) => void): ClientWordingEntry[] {

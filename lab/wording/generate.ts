@@ -6,7 +6,8 @@ import { COMPONENT_SIGNALS } from '../../adapters/logs/component-matchers.js'
 import { parseLogText } from '../../adapters/logs/parser.js'
 import { escapeField, parseWordingTable, WORDING_COLUMNS, type WordingEntry } from '../../adapters/logs/wording/lookup.js'
 import { extractStatements, LOG_DIR_FAILURE_CHANNEL, type Statement } from './extract.js'
-import { GENERIC_SIGNALS, renderLine } from './render.js'
+import { GENERIC_SIGNALS, renderLine, versionRanges } from './render.js'
+export { versionRanges }
 import { fetchSourcesJar, readSources, RELEASES, type Release } from './sources.js'
 import { CLIENT_RELEASES, DEFAULT_CLIENT_REPOS, mapClientSignals, mineLibrary, readClientTable, writeClientTable } from './clients.js'
 import { clientTableFile, type ClientWordingEntry } from '../../adapters/logs/wording/client-lookup.js'
@@ -41,18 +42,6 @@ export function templateId(level: string, logger: string, template: string): str
   return createHash('sha1').update(`${level}\0${logger}\0${template}`).digest('hex').slice(0, 10)
 }
 
-/** Indices of sampled releases -> "0.10.2.2-2.3.1,3.9.1" (consecutive releases of the list as a range). */
-export function versionRanges(indices: Iterable<number>, versions: readonly string[]): string {
-  const sorted = [...indices].sort((a, b) => a - b)
-  const out: string[] = []
-  for (let i = 0; i < sorted.length; i++) {
-    let j = i
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++
-    out.push(i === j ? versions[sorted[i]] : `${versions[sorted[i]]}-${versions[sorted[j]]}`)
-    i = j
-  }
-  return out.join(',')
-}
 
 /** Expands a range string back into the release versions it covers. */
 export function expandVersions(ranges: string, versions: readonly string[]): string[] {

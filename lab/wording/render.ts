@@ -60,3 +60,16 @@ export function renderLine(entry: Pick<WordingEntry, 'level' | 'template' | 'log
 
 /** The signals every ERROR/FATAL line or exception yields whatever it says; a template reaching only these is "generic". */
 export const GENERIC_SIGNALS: ReadonlySet<string> = new Set(['log.error', 'log.fatal', 'log.warn_exception'])
+
+/** Indices of sampled releases -> "0.10.2.2-2.3.1,3.9.1" (consecutive releases of the list as a range). */
+export function versionRanges(indices: Iterable<number>, versions: readonly string[]): string {
+  const sorted = [...indices].sort((a, b) => a - b)
+  const out: string[] = []
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++
+    out.push(i === j ? versions[sorted[i]] : `${versions[sorted[i]]}-${versions[sorted[j]]}`)
+    i = j
+  }
+  return out.join(',')
+}
