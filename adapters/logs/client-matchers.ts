@@ -254,7 +254,7 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
     literals: ['brokers are down', 'no available broker to send', 'run out of available brokers', 'No node available', 'Unable to bootstrap from', 'NoBrokersAvailable', 'All broker connections are down'],
     scope: 'message',
     formats: KAFKA_CLIENT,
-    re: /(\d+)\/(\d+) brokers are down|no available broker to send|run out of available brokers|No node available|Unable to bootstrap from|NoBrokersAvailable|All broker connections are down/,
+    re: /(?<!\d)(\d+)\/(\d+) brokers are down|no available broker to send|run out of available brokers|No node available|Unable to bootstrap from|NoBrokersAvailable|All broker connections are down/,
     build: (m, r) => {
       if (m[1] !== undefined && m[1] !== m[2]) return undefined
       return draft('client.all_brokers_down', r, textOf(r), m[1] !== undefined ? { brokers: m[2] } : {}, { broker: false })
@@ -384,7 +384,8 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
     literals: ['Fatal error: ', 'Fatal transaction error', 'Transiting to fatal error state', 'fatal InitProducerID error', 'fatal AddPartitionsToTxn error'],
     scope: 'message',
     formats: KAFKA_CLIENT,
-    re: /Fatal (?:transaction )?error: (.*)|Transiting to fatal error state due to (.*)|fatal (?:InitProducerID|AddPartitionsToTxn) error.*err: (.*)/,
+    // The text before franz-go's "err: " is bounded: each repeat of the wording would rescan the line.
+    re: /Fatal (?:transaction )?error: (.*)|Transiting to fatal error state due to (.*)|fatal (?:InitProducerID|AddPartitionsToTxn) error.{0,512}?err: (.*)/,
     build: (m, r) => fatalDraft(r, m.slice(1).find((g) => g !== undefined) ?? ''),
   },
 ]
