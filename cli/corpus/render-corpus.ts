@@ -86,7 +86,7 @@ export function renderCorpusDocs(r: CorpusReport, commit: string): string {
   )
   out.push('| input kind | first sight | fitted, same cases | fitted, all cases |', '|---|---|---|---|')
   for (const row of firstSightRows(r)) out.push(`| ${row.kind} | ${ratio(row.first)} | ${ratio(row.fittedSame)} | ${ratio(row.fittedAll)} |`)
-  out.push('', 'A case counts under each of its input kinds; "all" counts it once. Cases without a first-sight mark (–) were scored after their rules were written.', '')
+  out.push('', 'A case counts under each of its input kinds; "all" counts it once. Cases without a first-sight mark (–) carry no first-sight verdict: the cases older than first-sight scoring, scored after rules were written from them, and new cases whose lines went into the product before they could be scored (their source.md says so).', '')
   if (r.pendingFirstSight.length) out.push(`First sight pending: ${r.pendingFirstSight.map((id) => `\`${id}\``).join(', ')}.`, '')
   out.push('| mode | case | kinds | expected top rule | got | | first sight |', '|---|---|---|---|---|---|---|')
   const sorted = [...r.cases].sort((a, b) => Number(a.healthy) - Number(b.healthy) || a.mode.localeCompare(b.mode) || a.id.localeCompare(b.id))
