@@ -109,10 +109,12 @@ function partialAnd(operands: Cond[], data: EvalData, window: EvalWindow): Parti
   // A `not` or a standing fact holding is no sign of the cause either: something must have happened.
   if (!missing.length || missing.every((m) => unwrap(m).kind === 'not')) return undefined
   if (!held.some((h) => isOccurrence(h.cond))) return undefined
-  // Authors lead with the trigger: without it, only a majority of the other parts makes a near miss.
+  // Authors lead with the trigger: without it, only a majority of the other parts makes a near miss,
+  // or a trigger that itself nearly held (the timeout was there, the pause too short).
   const positives = operands.filter((o) => unwrap(o).kind !== 'not')
   const heldPositives = held.filter((h) => unwrap(h.cond).kind !== 'not').length
-  if (!held.some((h) => h.cond === positives[0]) && heldPositives * 2 <= positives.length) return undefined
+  const triggerNearly = missing.includes(positives[0]) && partialOf(positives[0], data, window) !== undefined
+  if (!held.some((h) => h.cond === positives[0]) && heldPositives * 2 <= positives.length && !triggerNearly) return undefined
   const shown = held.filter((h) => unwrap(h.cond).kind !== 'not')
   const heldText = shown.map((h) => `${describeCond(h.cond)} held (last at ${timeOfDay(h.match.at)})`).join(' and ')
   const positive = missing.filter((m) => unwrap(m).kind !== 'not')

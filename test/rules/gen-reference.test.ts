@@ -8,7 +8,7 @@ describe('cli/rule-test/gen-reference', () => {
     const { rules } = await loadRules(['rules/'])
     const ref = renderReference(rules)
     for (const r of rules) expect(ref).toContain(`| \`${r.name ?? r.id}\` | ${r.severity} |`)
-    expect(ref).toMatch(/\| `stw_pause_session_expiry` \| critical \| Seed 000: .* \| `zk\.session_timeout`, `safepoint\.sync` \| `zk\.session_timeout within 5s of safepoint\.sync > 33% of zk\.session_timeout_limit` \|/)
+    expect(ref).toMatch(/\| `stw_pause_session_expiry` \| critical \| Seed 000: .* \| `zk\.session_timeout`, `safepoint\.sync`, `zk\.session_expired` \| `zk\.session_timeout within 5s of safepoint\.sync > 33% of zk\.session_timeout_limit and \(zk\.session_expired or safepoint\.sync > zk\.session_timeout_limit\)` \|/)
   })
 
   it('rewrites only the generated block of the rules section', () => {

@@ -48,8 +48,9 @@ describe('cli/commands/test', () => {
     [['rules/tests/jvm.yaml', '--rules', '__DIR__'], 1],
     [['--junit'], 2],
     [['--frobnicate'], 2],
-    [['rules/tests/no-such-file.yaml'], 1],
-    [['signals'], 1],
+    // A missing path, or one with no rule tests, is bad usage (exit 2) for every command.
+    [['rules/tests/no-such-file.yaml'], 2],
+    [['signals'], 2],
   ])('exit code of kafka-why test %j is %i', async (argv, code) => {
     const log = console.log
     const err = console.error
