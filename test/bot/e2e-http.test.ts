@@ -5,7 +5,7 @@ import { countColour, decodePngPixels, readPngHeader } from './support/png.js'
 import { signedHeaders } from './support/sign.js'
 import { SlackStandIn } from './support/slack-stand-in.js'
 import { testContext, type TestContext } from './support/bot-context.js'
-import { startHttpBot } from './support/http-bot.js'
+import { buttonClickRequest, startHttpBot, type SlackRequest } from './support/http-bot.js'
 
 const SECRET = 'test-signing-secret-0123456789'
 
@@ -44,21 +44,8 @@ describe('bot/app (end to end through the HTTP receiver)', () => {
     return { body, responseUrl }
   }
 
-  function actionBody(actionId: string, value: string, user = 'U0CAROL', channel = 'C0PERF'): { body: string; responseUrl: string } {
-    const responseUrl = slack.responseUrl()
-    const payload = {
-      type: 'block_actions',
-      team: { id: 'TTEAM', domain: 'example' },
-      user: { id: user, username: user.toLowerCase(), team_id: 'TTEAM' },
-      api_app_id: 'AAPP',
-      token: 'x',
-      container: { type: 'message', message_ts: '1700000000.000100', channel_id: channel, is_ephemeral: false },
-      trigger_id: '1.2.3',
-      channel: { id: channel, name: 'kafka' },
-      response_url: responseUrl,
-      actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, text: { type: 'plain_text', text: 'x' }, action_ts: '1700000001.000' }],
-    }
-    return { body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), responseUrl }
+  function actionBody(actionId: string, value: string, user = 'U0CAROL', channel = 'C0PERF'): SlackRequest {
+    return buttonClickRequest(slack, actionId, value, user, channel)
   }
 
   async function send(body: string, headers: Record<string, string>): Promise<{ status: number; ms: number }> {

@@ -4,7 +4,7 @@ import type { SlackBot } from '../../bot/app.js'
 import { signedHeaders } from './support/sign.js'
 import { SlackStandIn } from './support/slack-stand-in.js'
 import { testContext, type TestContext } from './support/bot-context.js'
-import { startHttpBot } from './support/http-bot.js'
+import { slashCommandRequest, startHttpBot } from './support/http-bot.js'
 
 // Text a user types becomes a lookup key in places: a config key in the topic's configs, a command
 // name in the help table. A plain object answers `constructor` from its prototype, so
@@ -41,8 +41,7 @@ describe('bot/commands lookups keyed by user text take own keys only', () => {
   })
 
   async function command(text: string): Promise<Record<string, any>> {
-    const responseUrl = slack.responseUrl()
-    const body = new URLSearchParams({ token: 'x', team_id: 'TTEAM', channel_id: 'C0OPS', user_id: 'U0ALICE', command: '/kafka', text, response_url: responseUrl, trigger_id: '1' }).toString()
+    const { body, responseUrl } = slashCommandRequest(slack, text, 'U0ALICE', 'C0OPS')
     expect((await fetch(url, { method: 'POST', body, headers: signedHeaders(SECRET, body) })).status).toBe(200)
     const path = new URL(responseUrl).pathname
     await slack.waitFor(() => slack.responses.some((r) => r.args.__path === path), 20_000)

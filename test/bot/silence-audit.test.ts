@@ -8,7 +8,7 @@ import { deletePrefixes, TEST_REDIS_URL } from '../support/redis-prefix.js'
 import { signedHeaders } from './support/sign.js'
 import { SlackStandIn } from './support/slack-stand-in.js'
 import { testContext, type TestContext } from './support/bot-context.js'
-import { startHttpBot } from './support/http-bot.js'
+import { buttonClickRequest, slashCommandRequest, startHttpBot } from './support/http-bot.js'
 
 // Silences and cancels through the real HTTP receiver over the real Redis. The audit record is
 // written before the effect: when Redis refuses the audit write (here its stream key holds a string,
@@ -53,25 +53,12 @@ describe('bot/commands/silence and bot/actions/config-change: audit before effec
     return slack.responses.find((r) => r.args.__path === path)!.args
   }
   function command(text: string, user = 'U0CAROL', channel = 'C0PERF'): Promise<Record<string, any>> {
-    const responseUrl = slack.responseUrl()
-    const body = new URLSearchParams({ token: 'x', team_id: 'TTEAM', channel_id: channel, user_id: user, command: '/kafka', text, response_url: responseUrl, trigger_id: '1' }).toString()
+    const { body, responseUrl } = slashCommandRequest(slack, text, user, channel)
     return send(body, responseUrl)
   }
   function click(actionId: string, value: string, user = 'U0ALICE', channel = 'C0OPS'): Promise<Record<string, any>> {
-    const responseUrl = slack.responseUrl()
-    const payload = {
-      type: 'block_actions',
-      team: { id: 'TTEAM', domain: 'example' },
-      user: { id: user, username: user.toLowerCase(), team_id: 'TTEAM' },
-      api_app_id: 'AAPP',
-      token: 'x',
-      container: { type: 'message', message_ts: '1700000000.000100', channel_id: channel, is_ephemeral: false },
-      trigger_id: '1.2.3',
-      channel: { id: channel, name: 'kafka' },
-      response_url: responseUrl,
-      actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, text: { type: 'plain_text', text: 'x' }, action_ts: '1700000001.000' }],
-    }
-    return send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), responseUrl)
+    const { body, responseUrl } = buttonClickRequest(slack, actionId, value, user, channel)
+    return send(body, responseUrl)
   }
   const breakAudit = () => redis.set(auditKey, 'not a stream')
 
