@@ -126,25 +126,28 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     const slope = floorTrend(heap, w.to - w.from)
     // A loop, not Math.max(...all): a day of a busy broker's safepoints overflows the argument stack.
     let longestPause = 0
-    for (const v of [(by.get('gc.pause') ?? []).map((s) => s.value ?? 0), safepoints]) for (const x of v) if (x > longestPause) longestPause = x
+    for (const v of [gc, safepoints]) for (const x of v) if (x > longestPause) longestPause = x
     const pauseName = safepoints.includes(longestPause) ? 'safepoint.total' : 'gc.pause'
+    const urpMs = underReplicatedMs(urp, w.to)
+    const restarts = (by.get('broker.start') ?? []).length
+    const slopePerHour = slope === undefined ? undefined : slope * ONE_HOUR
     healths.push({
       broker,
-      underReplicatedMs: underReplicatedMs(urp, w.to),
+      underReplicatedMs: urpMs,
       underReplicatedMax: urp.reduce((m, s) => (isNumber(s.value) && s.value > m ? s.value : m), 0),
       isrShrinks: (by.get('isr.shrink') ?? []).length,
       gcPauses: gc.length,
       gcPauseP99Ms: gc.length ? percentile(gc, 0.99) : undefined,
       longestSafepointMs: safepoints.length ? safepoints.reduce((a, b) => Math.max(a, b)) : undefined,
-      heapAfterGcSlopePerHour: slope === undefined ? undefined : slope * ONE_HOUR,
+      heapAfterGcSlopePerHour: slopePerHour,
       heapAfterGcFirst: heap[0]?.value,
       heapAfterGcLast: heap[heap.length - 1]?.value,
-      restarts: (by.get('broker.start') ?? []).length,
+      restarts,
       ...brokerStatus(broker, w, firingAlerts, {
-        underReplicated: underReplicatedMs(urp, w.to) > 0,
-        restarts: (by.get('broker.start') ?? []).length,
+        underReplicated: urpMs > 0,
+        restarts,
         pauseMs: isNotableValue(pauseName, longestPause) && longestPause > 0 ? longestPause : undefined,
-        heapFloorRising: heapFloorRising(slope === undefined ? undefined : slope * ONE_HOUR, heap[0]?.value, heap[heap.length - 1]?.value),
+        heapFloorRising: heapFloorRising(slopePerHour, heap[0]?.value, heap[heap.length - 1]?.value),
       }),
     })
     for (const s of [...(by.get('group.rebalance') ?? []), ...(by.get('group.member_failed') ?? [])]) {
@@ -269,7 +272,7 @@ function brokerStatus(broker: string, w: DigestWindow, alerts: AlertRecord[], m:
 }
 
 /** A heap-after-GC floor that rose by a fifth or more over the window: what the leak rule looks for. */
-export function heapFloorRising(slopePerHour: number | undefined, first: number | undefined, last: number | undefined): boolean {
+function heapFloorRising(slopePerHour: number | undefined, first: number | undefined, last: number | undefined): boolean {
   return (slopePerHour ?? 0) > 0 && first !== undefined && last !== undefined && last > first * 1.2
 }
 
