@@ -95,6 +95,7 @@ export async function diagnoseCluster(rules: readonly Rule[], store: Store, opts
  */
 export function joinDiagnoses(rules: readonly Rule[], diagnoses: readonly Diagnosis[], w: { cluster: string; from: number; to: number; now: number }): ClusterDiagnosis {
   const byId = new Map(rules.map((r) => [r.id, r]))
+  const explainsOf = new Map(rules.map((r) => [r.id, new Set(r.explains.map((e) => e.signal))]))
   const serious = (c: Cause) => c.severity !== 'info' && c.confidence !== 'baseline'
   const links: CrossLink[] = []
   const consequenceKeys = new Set<string>()
@@ -118,8 +119,7 @@ export function joinDiagnoses(rules: readonly Rule[], diagnoses: readonly Diagno
         if (a.broker === b.broker) continue
         for (const x of a.causes) {
           if (!serious(x) || x.explainedBy?.length || x.firstAt - CLOCK_SLACK_MS > y.lastAt) continue
-          const xRule = byId.get(x.ruleId)
-          const explains = new Set(xRule?.explains.map((e) => e.signal) ?? [])
+          const explains = explainsOf.get(x.ruleId) ?? new Set<string>()
           const byPeer = peers.includes(a.broker)
           const byExplains = needs.length > 0 && needs.every((n) => explains.has(n)) && SEVERITY_WEIGHT[x.severity] >= SEVERITY_WEIGHT[y.severity]
           if (!byPeer && !byExplains) continue
