@@ -1,7 +1,7 @@
 import type { Rule } from '../dsl/ast.js'
 import type { Cause } from './diagnosis.js'
 import { toEvidence } from './evidence.js'
-import { interpolate } from './interpolate.js'
+import { interpolate, interpolateWhole } from './interpolate.js'
 import type { Match } from './match.js'
 
 /**
@@ -14,7 +14,7 @@ export function buildCause(rule: Rule, match: Match, scope: { cluster: string; b
     ruleId: rule.id,
     severity: rule.severity,
     cause: interpolate(rule.cause, ctx),
-    run: rule.run.map((r) => interpolate(r, ctx)),
+    run: rule.run.map((r) => interpolateWhole(r, ctx)).filter((r): r is string => r !== undefined),
     labels: { ...match.labels },
     firstAt: match.firstAt,
     lastAt: match.lastAt,
@@ -26,6 +26,7 @@ export function buildCause(rule: Rule, match: Match, scope: { cluster: string; b
   }
   if (rule.name !== undefined) cause.ruleName = rule.name
   if (rule.advise) cause.advise = interpolate(rule.advise, ctx)
-  if (rule.runbook) cause.runbook = interpolate(rule.runbook, ctx)
+  const runbook = rule.runbook && interpolateWhole(rule.runbook, ctx)
+  if (runbook) cause.runbook = runbook
   return cause
 }
