@@ -78,3 +78,25 @@ export function renderResolved(alert: AlertRecord, cause: Cause, opts: AlertRend
     visibility: 'channel',
   }
 }
+
+/**
+ * What a consequence's own message becomes once its origin's alert fires after it: a pointer, so
+ * the channel keeps one alert for the event. It claims no state (the alert goes on in the origin's
+ * thread), so it never needs another edit.
+ */
+export function renderMovedToOrigin(alert: AlertRecord, origin: AlertRecord, cause: Cause, opts: AlertRenderOptions): BotMessage {
+  const originWhere = `broker ${origin.broker ?? '?'}'s \`${escapeMrkdwn(origin.ruleId)}\` alert`
+  const firedAt = alert.firedAt ?? alert.activeAt
+  const originAt = origin.firedAt ?? origin.activeAt
+  return {
+    text: `A consequence of broker ${origin.broker ?? '?'}'s ${origin.ruleId} alert: ${cause.cause} — ${where(alert)}`,
+    parts: [
+      {
+        kind: 'section',
+        text: `:link: *${escapeMrkdwn(where(alert))}* · rule \`${escapeMrkdwn(cause.ruleName ?? cause.ruleId)}\` fired at ${formatTime(firedAt, opts.timeZone, true)} ${opts.timeZone}; it is a consequence of ${originWhere}, which fired at ${formatTime(originAt, opts.timeZone, true)}. It goes on in that alert's thread.`,
+      },
+      { kind: 'context', text: `${escapeMrkdwn(cause.cause)} · fingerprint \`${escapeMrkdwn(alert.fingerprint)}\`` },
+    ],
+    visibility: 'channel',
+  }
+}

@@ -77,6 +77,65 @@ describe('bot/alerts: one alert for a cluster event (lab-disk-full, broker 3 ful
     expect(slack.allProblems()).toEqual([])
   })
 
+  it('makes broker 3\'s disk_full alert the thread\'s head when the peer\'s fetcher alert was posted first', async () => {
+    const store = new MemoryStore()
+    // The follower's fetches fail before the leader's own lines prove its disk full: its alert fires first.
+    const peer = alertOf(fetcher1, '1', diskFull.matchedAt - 20_000)
+    const origin = alertOf(diskFull, '3')
+    await store.transitionAlert(undefined, peer)
+    const start = slack.calls.length
+    await notifyAlerts(deps(store, peer.firedAt! + 1_000), [{ type: 'firing', alert: peer, cause: fetcher1 }])
+    const peerTopTs = (await store.getAlert(peer.fingerprint))!.message!.ts
+    await store.transitionAlert(undefined, origin)
+    const d = deps(store, origin.firedAt! + 1_000)
+    await notifyAlerts(d, [{ type: 'firing', alert: origin, cause: diskFull }])
+    const originTs = (await store.getAlert(origin.fingerprint))!.message!.ts
+    expect((await store.getAlert(origin.fingerprint))!.message!.threadTs).toBeUndefined()
+    // The peer's alert now lives in broker 3's thread.
+    const peerMsg = (await store.getAlert(peer.fingerprint))!.message!
+    expect(peerMsg.threadTs).toBe(originTs)
+    expect(peerMsg.ts).not.toBe(peerTopTs)
+    const calls = slack.calls.slice(start).filter((c) => c.status === 200)
+    // Its first message is edited into a pointer at broker 3's alert, and says nothing is firing on its own.
+    const pointer = calls.find((c) => c.method === 'chat.update' && c.args.ts === peerTopTs)!
+    expect(pointer).toBeDefined()
+    expect(pointer.args.text).toContain("A consequence of broker 3's disk_full alert")
+    expect(JSON.stringify(pointer.args.blocks)).not.toContain('Firing')
+    const reply = calls.find((c) => c.method === 'chat.postMessage' && c.args.thread_ts === originTs)!
+    expect(JSON.stringify(reply.args.blocks)).toContain("A consequence of broker 3's `disk_full` alert")
+    // Updates and the resolution follow it there, and its reply keeps saying whose consequence it is.
+    await notifyAlerts(d, [{ type: 'updated', alert: peer, cause: { ...fetcher1, evidence: [...fetcher1.evidence, { ...fetcher1.evidence[0], at: fetcher1.lastAt + 1000 }] } }])
+    await notifyAlerts(d, [{ type: 'resolved', alert: { ...peer, state: 'resolved', resolvedAt: origin.firedAt! + 60_000 }, cause: fetcher1 }])
+    const later = slack.calls.slice(start).filter((c) => c.status === 200).slice(calls.length)
+    expect(later.map((c) => `${c.method} ${c.args.ts === peerMsg.ts ? 'peer' : ''}${c.args.thread_ts === originTs ? 'origin-thread' : ''}`)).toEqual([
+      'chat.update peer',
+      'chat.postMessage origin-thread',
+      'chat.update peer',
+      'chat.postMessage origin-thread',
+    ])
+    expect(JSON.stringify(later[0].args.blocks)).toContain("A consequence of broker 3's `disk_full` alert")
+    // The channel shows one firing alert for the event: broker 3's, with the peer's as its thread.
+    const posted = slack.calls.slice(start).filter((c) => c.status === 200 && c.method === 'chat.postMessage' && !c.args.thread_ts)
+    expect(posted).toHaveLength(2)
+    const lastTextOf = (ts: string) => slack.calls.slice(start).filter((c) => c.status === 200 && c.method === 'chat.update' && c.args.ts === ts).map((c) => String(c.args.text)).pop()
+    expect(lastTextOf(peerTopTs)).toMatch(/^A consequence of broker 3's disk_full alert/)
+    expect(lastTextOf(originTs) ?? String(posted[1].args.text)).toMatch(/^Firing/)
+    expect(slack.allProblems()).toEqual([])
+  })
+
+  it('leaves an earlier alert of a peer alone when the new alert does not account for it', async () => {
+    const store = new MemoryStore()
+    const peer = alertOf({ ...fetcher1, labels: { leader: '2' } }, '1', diskFull.matchedAt - 20_000)
+    await store.transitionAlert(undefined, peer)
+    await notifyAlerts(deps(store, peer.firedAt! + 1_000), [{ type: 'firing', alert: peer, cause: { ...fetcher1, labels: { leader: '2' } } }])
+    const origin = alertOf(diskFull, '3')
+    await store.transitionAlert(undefined, origin)
+    const start = slack.calls.length
+    await notifyAlerts(deps(store, origin.firedAt! + 1_000), [{ type: 'firing', alert: origin, cause: diskFull }])
+    expect(slack.calls.slice(start).filter((c) => c.status === 200).map((c) => `${c.method} ${c.args.thread_ts ?? 'top-level'}`)).toEqual(['chat.postMessage top-level'])
+    expect((await store.getAlert(peer.fingerprint))!.message!.threadTs).toBeUndefined()
+  })
+
   it('posts it on its own when the origin alert is another cluster\'s, too old, or absent', async () => {
     for (const [name, origin] of [
       ['another cluster', { ...alertOf(diskFull, '3'), cluster: 'perf-lab', fingerprint: 'other-cluster' }],
