@@ -145,17 +145,19 @@ function groupByLabels(matches: readonly Match[]): Match[][] {
 }
 
 /**
- * A cause explains another when every signal the other's match rests on (outside a `not`) is among its `explains`:
- * the other is a consequence (e.g. ISR shrinks after a session expiry), not a rival cause.
+ * A cause explains another when every signal the other's match rests on (outside a `not`) is among its `explains`
+ * or is what it rests on itself, and at least one is among its `explains`: the other is a consequence (e.g. ISR
+ * shrinks after a session expiry; "no broker left" next to the refused connection it follows), not a rival cause.
  */
 export function markExplained(causes: { cause: Cause; rule: Rule }[]): void {
   for (const x of causes) {
     const explains = new Set(x.rule.explains.map((e) => e.signal))
     if (!explains.size) continue
+    const own = new Set(observedSignalsOfRule(x.rule))
     for (const y of causes) {
       if (y.rule === x.rule) continue
       const needs = observedSignalsOfRule(y.rule)
-      if (!needs.length || !needs.every((n) => explains.has(n))) continue
+      if (!needs.length || !needs.every((n) => explains.has(n) || own.has(n)) || !needs.some((n) => explains.has(n))) continue
       if (!x.cause.explainsRules.includes(y.rule.id)) x.cause.explainsRules.push(y.rule.id)
       y.cause.explainedBy = [...(y.cause.explainedBy ?? []), x.rule.id].filter((v, i, a) => a.indexOf(v) === i)
     }

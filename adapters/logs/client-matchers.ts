@@ -291,6 +291,28 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
       return draft('client.auth_failed', r, text, { kind: tls ? 'tls' : 'sasl' }, { fileUnderNode: true })
     }),
   },
+  // C5b. librdkafka's debug-level broker failure (rdkafka_broker.c rd_kafka_broker_fail, facility BROKERFAIL, debug
+  //      contexts broker/protocol): "<broker>: failed: err: Local: SSL error: (errno: Success)", "… failed: err: Local:
+  //      Broker transport failure: (errno: Connection refused)". With `debug=` set it is often the only line that
+  //      says why a connection died; the error text names the class.
+  {
+    literals: ['failed: err: Local: '],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /failed: err: Local: ([^:(]{1,80}?):? \(errno: ([^)]{0,80})\)/,
+    build: failOnce((m, r) => {
+      const text = textOf(r)
+      const err = m[1]
+      const errno = m[2]
+      if (/SSL/.test(err)) return draft('client.auth_failed', r, text, { kind: 'tls' }, { fileUnderNode: true })
+      if (/Authentication|SASL/i.test(err)) return draft('client.auth_failed', r, text, { kind: 'sasl' }, { fileUnderNode: true })
+      if (CONNECT_FAILED.test(errno)) {
+        const b = brokerOf(text)
+        return draft('client.connect_failed', r, text, { via: b.node === '-1' || b.node === undefined ? 'bootstrap' : 'advertised', from: 'client', reason: 'refused' }, { fileUnderNode: true })
+      }
+      return draft('client.transport_failure', r, text, { kind: transportKind(`${err} ${errno}`) }, { fileUnderNode: true })
+    }),
+  },
   // C6. The Java client's metadata: "Error while fetching metadata with correlation id N : {t=UNKNOWN_TOPIC_OR_PARTITION}"
   //     (NetworkClient, WARN, 0.10-3.6), "The metadata response from the cluster reported a recoverable issue with
   //     correlation id N : {t=…}" (3.7+), and "Topic t not present in metadata after N ms." (KafkaProducer, 2.x-4.x).

@@ -52,6 +52,8 @@ export const GOTCHA_IDS = [
   'zk-peer-host-unresolvable',
   'metadata-version-newer-than-binaries',
   'zk-four-letter-word-not-allowed',
+  'zk-client-connection-limit',
+  'zk-slow-fsync',
 ] as const
 
 /** One of GOTCHA_IDS. */
@@ -115,12 +117,14 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
   },
   // G3. clients 1.0-4.x SaslClientAuthenticator "Client SASL mechanism 'PLAIN' not enabled in the server,
   //     enabled mechanisms are [SCRAM-SHA-512]" and the broker's SaslServerAuthenticator "Unsupported SASL
-  //     mechanism PLAIN" (UnsupportedSaslMechanismException).
+  //     mechanism PLAIN" (UnsupportedSaslMechanismException); the error code UNSUPPORTED_SASL_MECHANISM (33) in the
+  //     clients' words: Kafka's Errors and sarama's ErrUnsupportedSASLMechanism "The broker does not support the
+  //     requested SASL mechanism", librdkafka's rd_kafka_err2str "Broker: Unsupported SASL mechanism".
   {
-    literals: ['not enabled in the server, enabled mechanisms are', 'Unsupported SASL mechanism '],
+    literals: ['not enabled in the server, enabled mechanisms are', 'Unsupported SASL mechanism ', 'does not support the requested SASL mechanism', 'Broker: Unsupported SASL mechanism'],
     scope: 'record',
     formats: KAFKA_CLIENT,
-    re: /Client SASL mechanism '([^']+)' not enabled in the server, enabled mechanisms are (\[[^\]]*\])|UnsupportedSaslMechanismException: Unsupported SASL mechanism (\S+)|\(Unsupported SASL mechanism ([^)\s]+)\)/,
+    re: /Client SASL mechanism '([^']+)' not enabled in the server, enabled mechanisms are (\[[^\]]*\])|UnsupportedSaslMechanismException: Unsupported SASL mechanism (\S+)|\(Unsupported SASL mechanism ([^)\s]+)\)|The broker does not support the requested SASL mechanism|Broker: Unsupported SASL mechanism/,
     build: (m) => mistake('sasl-mechanism-not-enabled', m[1] ?? m[3] ?? m[4], m[2]),
   },
   // G4. Kafka 2.8-3.6 KafkaRaftServer "No `meta.properties` found in /d (have you run `kafka-storage.sh` to
@@ -193,6 +197,25 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     formats: KAFKA_CLIENT,
     re: /unable to find valid certification path to requested target/,
     build: () => mistake('tls-untrusted-certificate'),
+  },
+  // G10b. The same in the non-Java clients' words. OpenSSL's X509 verify texts as librdkafka (rdkafka_ssl.c "Failed to
+  //      verify broker certificate: self signed certificate in certificate chain"; "SSL handshake failed: …:certificate
+  //      verify failed: broker certificate could not be verified, verify that ssl.ca.location is correctly configured"),
+  //      Node (kafkajs: "self signed certificate in certificate chain", "unable to verify the first certificate") and
+  //      Python ssl (CERTIFICATE_VERIFY_FAILED) print them; Go's crypto/x509 "x509: certificate signed by unknown
+  //      authority" (sarama, franz-go). An expired certificate or a host-name mismatch fails verification too and has
+  //      its own rows, so a line naming either is left to them.
+  {
+    literals: ['certificate verify failed', 'CERTIFICATE_VERIFY_FAILED', 'self signed certificate in certificate chain', 'self-signed certificate in certificate chain', 'unable to get local issuer certificate', 'unable to verify the first certificate', 'certificate signed by unknown authority', 'Failed to verify broker certificate'],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /(self[- ]signed certificate in certificate chain|unable to get local issuer certificate|unable to verify the first certificate|certificate signed by unknown authority|certificate verify failed|CERTIFICATE_VERIFY_FAILED|Failed to verify broker certificate: [^:]{1,120})/,
+    build: (m, r) => {
+      const text = r.lines.slice(0, 4).join('\n')
+      if (/expired|not yet valid|[Hh]ostname|host ?name mismatch|doesn't match|does not match|not valid for|IP address mismatch/.test(text)) return undefined
+      const reason = /self[- ]signed certificate in certificate chain|unable to get local issuer certificate|unable to verify the first certificate|certificate signed by unknown authority/.exec(text)?.[0] ?? m[1]
+      return mistake('tls-untrusted-certificate', reason)
+    },
   },
   // G11. clients 0.9-2.x KafkaProducer RecordTooLargeException "The message is N bytes when serialized which is
   //      larger than the maximum request size you have configured with the max.request.size configuration.";
@@ -445,5 +468,37 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     formats: KAFKA_CLIENT,
     re: /Tried to apply FeatureLevelRecord FeatureLevelRecord\(name='metadata\.version', featureLevel=(\d+)\), but this controller only supports versions (\S+)|No MetadataVersion with (?:metadata version|feature level) (\d+)/,
     build: (m) => mistake('metadata-version-newer-than-binaries', m[1] ?? m[3], m[2]),
+  },
+  // G34. ZooKeeper 3.4 NIOServerCnxnFactory WARN "Too many connections from /172.17.42.1 - max is 60"; 3.5-3.9 "Error
+  //      accepting new connection: Too many connections from /10.0.0.7 - max is 60" (NIOServerCnxnFactory via RateLogger,
+  //      NettyServerCnxnFactory): one client address holds maxClientCnxns connections (60 by default) and the server
+  //      refuses the next. A client that opens sessions and never closes them (a leak), or many clients behind one NAT.
+  {
+    literals: ['Too many connections from '],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /Too many connections from \/?(\S+) - max is (\d+)/,
+    build: (m) => mistake('zk-client-connection-limit', m[2], m[1]),
+  },
+  // G35. ZooKeeper 3.4-3.9 FileTxnLog WARN "fsync-ing the write ahead log in SyncThread:2 took 3932ms which will adversely
+  //      effect operation latency." (3.5+ adds "File size is N bytes"): one fsync of the transaction log took longer than
+  //      fsync.warningthresholdms (1 s). Every write waits for it; sessions time out when it lasts.
+  {
+    literals: ['fsync-ing the write ahead log in '],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /fsync-ing the write ahead log in (\S+) took (\d+)ms/,
+    build: (m) => mistake('zk-slow-fsync', m[2], m[1]),
+  },
+  // G36. ZooKeeper 3.4-3.5 NIOServerCnxn WARN "Exception causing close of session 0x2000008b09600fa: Len error 2163858"
+  //      (3.6+ "Closing connection … Len error N", IOException "Len error N" from ServerCnxn.checkRequestSizeWhenReceivingMessage):
+  //      a client sent a request larger than the server's jute.maxbuffer, so the server drops its connection — the
+  //      server side of G18.
+  {
+    literals: ['Len error '],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Len error (?:is )?(\d+)/,
+    build: (m) => (foreignProtocol(Number(m[1])) ? undefined : mistake('zk-packet-over-jute-maxbuffer', m[1])),
   },
 ]

@@ -1,5 +1,6 @@
 import { dateTimeLength, parseDateTime, parseUptimeMs, type ZoneOffset } from './timestamp.js'
 import { matchLinePrefix, prefixShape, type LinePrefix } from './line-prefix.js'
+import { templatedLine } from './templated-line.js'
 import { learnedClientOf, learnedHeaderAt, learnLayout, readFields, type Fields } from './learned-layout.js'
 import type { ClientName, LayoutName, LogFormat, WrapperName } from './types.js'
 
@@ -109,7 +110,14 @@ export function readHeader(line: string, layout: LayoutName, zone: ZoneOffset, a
       const m = UNDATED_LEVEL_RE.exec(line)
       if (m) return splitLogger(undefined, m[1], m[2])
       const f = readFields(line, zone)
-      return f && (f.level !== undefined || f.client !== undefined) ? headerOf(f, true) : { message: line }
+      if (f && (f.level !== undefined || f.client !== undefined)) return headerOf(f, true)
+      // A bare message keeps the level and logger of the statement the wording tables say wrote it.
+      const t = templatedLine(line)
+      if (!t) return { message: line }
+      const h: Header = { message: line, level: t.level }
+      if (t.logger !== undefined) h.logger = t.logger
+      if (t.client !== undefined) h.client = t.client
+      return h
     }
     default: {
       const f = readFields(line, zone)
@@ -359,6 +367,11 @@ function undatedFormat(sample: readonly string[]): LogFormat | undefined {
     levelled++
     if (f.client) client++
   }
-  if (levelled === 0) return undefined
-  return client * 2 >= levelled ? 'client' : 'kafka'
+  if (levelled > 0) return client * 2 >= levelled ? 'client' : 'kafka'
+  // No level anywhere: lines whose wording a Kafka, ZooKeeper or client statement writes are log lines.
+  for (const l of sample) {
+    const t = templatedLine(l)
+    if (t) return t.client ? 'client' : 'kafka'
+  }
+  return undefined
 }

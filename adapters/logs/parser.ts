@@ -69,6 +69,23 @@ function unwrapSample(sample: readonly string[]): { wrapper?: WrapperName; lineP
   return { wrapper, linePrefix, lines: sample.map((l) => unwrapLine(l, wrapper, linePrefix)?.inner ?? l) }
 }
 
+/**
+ * An undated, level-less paste whose lines a matcher row knows ("No readable meta.properties files
+ * found", "Too many connections from /10.0.0.7 - max is 60") is a log of the format that row reads:
+ * the wording says what wrote it even when the log line around it was cut off.
+ */
+function matchedFormat(lines: readonly string[]): LogFormat | undefined {
+  for (const format of ['kafka', 'client'] as const) {
+    const set = matchersFor(format)
+    for (const line of lines) {
+      if (line.length === 0 || line.length > 4096) continue
+      for (const m of set.message) if (m.literals.length > 0 && mayMatch(m, line) && m.re.test(line)) return format
+      for (const m of set.record) if (m.literals.length > 0 && mayMatch(m, line) && m.re.test(line)) return format
+    }
+  }
+  return undefined
+}
+
 /** A stateful parser for one file; feed it whole lines in order. */
 export class LogParser {
   readonly stats: ParseStats = emptyStats()
@@ -206,6 +223,7 @@ export class LogParser {
     // A file declared a GC log is read in the JVM's layout even when stdout mixed in dated log4j lines.
     if (this.layout === undefined) this.layout = this.cfg.format === 'gc' ? 'jvm' : detectLayout(lines)
     if (this.format === undefined) this.format = detectFormat(lines, this.layout)
+    if (this.format === undefined && this.layout === 'none') this.format = matchedFormat(lines)
     if (this.format === undefined) {
       this.unknown = true
       return

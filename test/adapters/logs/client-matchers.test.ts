@@ -105,7 +105,8 @@ const cases: Case[] = [
 describe('client matchers on published client lines', () => {
   for (const c of cases) {
     it(`${c.source}: ${c.signal}`, () => {
-      const drafts = run(c)
+      // A setup mistake the same line names (gotcha-matchers.test.ts) comes beside the client signal.
+      const drafts = run(c).filter((d) => d.name !== 'setup.mistake')
       expect(drafts.map((d) => d.name)).toEqual([c.signal])
       expect(drafts[0].labels).toMatchObject(c.labels ?? {})
       expect(drafts[0].broker).toBe(c.broker)
