@@ -4,6 +4,7 @@ import { TickReads, type SignalReader } from './tick-reads.js'
 import { CLUSTER_LOSS_SERIES, CLUSTER_LOSS_WINDOW_MS, deriveClusterLoss, isClusterLossSeries } from './cluster-loss.js'
 import { CONTROLLER_REPORT_FRESH_MS, CONTROLLER_SUM_SERIES, CONTROLLER_SUM_SOURCE, controllerSumOnce, deriveControllerSum, isControllerSumSeries } from './controller-sum.js'
 import { withDerivedSources } from './derived-facts.js'
+import { deriveTimeToFull, FILL_FIT_WINDOW_MS, TIME_TO_FULL_SERIES, TIME_TO_FULL_SOURCE } from './disk-time-to-full.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
 import type { EvalData } from './match.js'
 import { isClusterWide, signalKind } from './signal-kind.js'
@@ -41,6 +42,7 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
   const clusterWide = (seriesNames ?? CLUSTER_WIDE_NAMES).filter((n) => isClusterWide(n) && !isClusterLossSeries(n) && !isControllerSumSeries(n))
   const derived = (seriesNames ?? Object.keys(CLUSTER_LOSS_SERIES)).filter(isClusterLossSeries)
   const controllerSum = seriesNames ? seriesNames.includes(CONTROLLER_SUM_SERIES) : true
+  const timeToFull = seriesNames ? seriesNames.includes(TIME_TO_FULL_SERIES) : true
   const range = { cluster: req.cluster, from: req.from, to: req.to }
   const reads: Promise<Map<string, Signal[]>>[] = []
   if (!seriesNames || seriesNames.length) {
@@ -60,7 +62,14 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
   // above are decoded, instead of one round after another once those are done.
   const derivedReads = derived.map((name) => readClusterLoss(store, name, req))
   const controllerSumRead = controllerSum ? readControllerSum(store, req) : Promise.resolve([])
-  const [lists, factLists, derivedLists, controllerSumList] = await Promise.all([Promise.all(reads), Promise.all(factReads), Promise.all(derivedReads), controllerSumRead])
+  const timeToFullRead = timeToFull ? readTimeToFull(store, req) : Promise.resolve([])
+  const [lists, factLists, derivedLists, controllerSumList, timeToFullList] = await Promise.all([
+    Promise.all(reads),
+    Promise.all(factReads),
+    Promise.all(derivedReads),
+    controllerSumRead,
+    timeToFullRead,
+  ])
   const series = new Map<string, Signal[]>()
   const facts: Signal[] = []
   let signalsRead = 0
@@ -87,6 +96,10 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
   if (controllerSumList.length) {
     series.set(CONTROLLER_SUM_SERIES, controllerSumList)
     signalsRead += controllerSumList.length
+  }
+  if (timeToFullList.length) {
+    series.set(TIME_TO_FULL_SERIES, timeToFullList)
+    signalsRead += timeToFullList.length
   }
   for (const list of factLists) for (const f of list) if (!factNames || factNames.has(f.name)) facts.push(f)
   signalsRead += facts.length
@@ -160,6 +173,12 @@ async function readClusterLoss(store: SignalReader, name: string, req: LoadReque
   const byBroker = new Map<string, Signal[]>()
   lists.forEach((byName, i) => byBroker.set(brokers[i], [...byName.values()].flat()))
   return deriveClusterLoss(name, req.cluster, byBroker, brokers.length).filter((s) => s.at >= req.from)
+}
+
+/** The derived time to full (disk-time-to-full.ts) from the broker's free-space samples, with a fit window of history before `from`. */
+async function readTimeToFull(store: SignalReader, req: LoadRequest): Promise<Signal[]> {
+  const byName = await store.querySeries({ cluster: req.cluster, broker: req.broker, names: [TIME_TO_FULL_SOURCE], from: req.from - FILL_FIT_WINDOW_MS, to: req.to })
+  return deriveTimeToFull(byName.get(TIME_TO_FULL_SOURCE) ?? []).filter((s) => s.at >= req.from)
 }
 
 /** The derived controller count (controller-sum.ts) from every broker's reports in the window. */

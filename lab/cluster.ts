@@ -15,6 +15,13 @@ import { fileHasLine, portAnswers, tailOf, waitFor } from './wait-for.js'
 export type LabMode = 'zk' | 'kraft'
 
 /** What a lab cluster is started with; every field has a default sized for a 2-core machine. */
+/**
+ * The JMX exporter config every lab broker's agent runs with: the one shipped for production brokers
+ * (deploy/jmx-exporter/kafka-broker.yaml is a copy, held equal by a test), so recordings carry exactly
+ * the series a team's scrape does.
+ */
+export const EXPORTER_CONFIG = join(LAB_DIR, 'kafka-exporter.yaml')
+
 export type ClusterOptions = {
   /** Number of brokers (1–5); default 1. */
   brokers?: number
@@ -351,7 +358,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LabClu
       const gcLog = join(logDir, 'gc.log')
       const jvm = [...brokerJvmArgs(runtime, heapMb, logDir, gcLog), ...(options.jvmArgs ?? []), ...(options.jvmArgsById?.[id] ?? [])]
       if (exporter) {
-        jvm.push(`-javaagent:${runtime.exporterAgent}=127.0.0.1:${p.exporterPort}:${join(LAB_DIR, 'kafka-exporter.yaml')}`)
+        jvm.push(`-javaagent:${runtime.exporterAgent}=127.0.0.1:${p.exporterPort}:${EXPORTER_CONFIG}`)
       }
       const fdLimit = options.fdLimitById?.[id] ?? options.fdLimit
       const runAs = options.runAsById?.[id]

@@ -5,6 +5,7 @@ import { startCluster, type ClusterOptions, type LabBroker, type LabCluster } fr
 import { clusterFilesTable, LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from './incident-recorder.js'
 import { startJavaTool } from './java-tool.js'
 import type { ManagedProcess } from './managed-process.js'
+import type { Signal } from '../signals/signal.js'
 import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
 import { RssSampler } from './rss-sampler.js'
 import { activeKraftController, createTopic } from './session-stall.js'
@@ -55,6 +56,8 @@ export type FaultScenarioSpec = {
   whatWasDone(env: FaultEnv): string
   /** More files to copy into the recording (kept beside it; listed as sources only when they have a format). */
   extraFiles?(env: FaultEnv): { from: string; to: string; format?: 'client' | 'kafka'; broker?: string; listed?: boolean }[]
+  /** More signals for signals.jsonl, read by the scenario itself beside the exporter scrapes (the host agent's disk readings). */
+  extraSignals?(env: FaultEnv): Signal[]
   expect: ScenarioExpectation
 }
 
@@ -175,7 +178,7 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
     writeIncident({
       outDir: ctx.outDir,
       cluster,
-      signals: [...recorder.signals, ...facts],
+      signals: [...recorder.signals, ...facts, ...(spec.extraSignals?.(env) ?? [])],
       extraFiles: [
         { from: join(clientsDir, 'producer.log'), to: 'clients/producer.log', format: 'client' },
         { from: join(clientsDir, 'producer-perf.out'), to: 'clients/producer-perf.out', listed: false },

@@ -43,6 +43,9 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'broker-added': () => import('./scenarios/broker-added.js'),
   'group-scale-out': () => import('./scenarios/group-scale-out.js'),
   'stuck-consumer': () => import('./scenarios/stuck-consumer.js'),
+  'handler-saturation': () => import('./scenarios/handler-saturation.js'),
+  'disk-filling': () => import('./scenarios/disk-filling.js'),
+  'log-dir-offline': () => import('./scenarios/log-dir-offline.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */

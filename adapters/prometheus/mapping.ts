@@ -60,6 +60,13 @@ const quotaLabels = (quota: string) => (l: Record<string, string>) => {
   out.entity = [l.user ? `user ${l.user}` : '', client ? `client-id ${client}` : ''].filter(Boolean).join(', ') || 'the default entity'
   return out
 }
+/**
+ * node-exporter file systems that can hold a log dir: memory-backed and read-only images cannot, and a
+ * mount point is the path the time-to-full names.
+ */
+const PSEUDO_FILESYSTEMS = new Set(['tmpfs', 'devtmpfs', 'ramfs', 'squashfs', 'iso9660', 'autofs', 'nsfs', 'proc', 'sysfs', 'fuse.lxcfs', 'rootfs'])
+const fileSystem = (l: Record<string, string>) =>
+  l.mountpoint && !PSEUDO_FILESYSTEMS.has(l.fstype ?? '') ? { path: l.mountpoint, ...(l.device ? { device: l.device } : {}) } : undefined
 const replicaFetcher = (l: Record<string, string>) => (l.clientid === undefined || l.clientid === 'Replica' ? {} : undefined)
 
 /** The table: first matching row wins. */
@@ -140,6 +147,48 @@ export const METRIC_MAPPINGS: readonly MetricMapping[] = [
     pattern: /^kafka_network_requestmetrics_remotetimems_99thpercentile$/,
     labels: latencyRequest,
     from: 'kafka.network RequestMetrics RemoteTimeMs{request=…} 99thPercentile',
+  },
+  {
+    signal: 'request.throttle_time_p99',
+    kind: 'gauge',
+    pattern: /^kafka_network_requestmetrics_throttletimems_99thpercentile$/,
+    labels: latencyRequest,
+    from: 'kafka.network RequestMetrics ThrottleTimeMs{request=…} 99thPercentile',
+  },
+  {
+    signal: 'request.response_queue_time_p99',
+    kind: 'gauge',
+    pattern: /^kafka_network_requestmetrics_responsequeuetimems_99thpercentile$/,
+    labels: latencyRequest,
+    from: 'kafka.network RequestMetrics ResponseQueueTimeMs{request=…} 99thPercentile',
+  },
+  {
+    signal: 'request.response_send_time_p99',
+    kind: 'gauge',
+    pattern: /^kafka_network_requestmetrics_responsesendtimems_99thpercentile$/,
+    labels: latencyRequest,
+    from: 'kafka.network RequestMetrics ResponseSendTimeMs{request=…} 99thPercentile',
+  },
+  {
+    signal: 'log_dirs.offline',
+    kind: 'gauge',
+    pattern: new RegExp(`^kafka_log_logmanager_offlinelogdirectorycount${V}$`),
+    labels: none,
+    from: 'kafka.log LogManager OfflineLogDirectoryCount',
+  },
+  {
+    signal: 'disk.avail',
+    kind: 'gauge',
+    pattern: /^node_filesystem_avail(?:_bytes)?$/,
+    labels: fileSystem,
+    from: 'node-exporter node_filesystem_avail_bytes{mountpoint,device} (node_filesystem_avail before 0.16), memory-backed file systems left out',
+  },
+  {
+    signal: 'disk.size',
+    kind: 'gauge',
+    pattern: /^node_filesystem_size(?:_bytes)?$/,
+    labels: fileSystem,
+    from: 'node-exporter node_filesystem_size_bytes{mountpoint,device} (node_filesystem_size before 0.16)',
   },
   {
     signal: 'quota.throttle_time',

@@ -4,6 +4,7 @@ import type { Atom, CompareOp, Comparison, Cond, Rule, Text } from '../../dsl/as
 import { observedSignalsOfRule } from '../../dsl/signals-of-rule.js'
 import { CLUSTER_LOSS_SERIES, isClusterLossSeries } from '../../engine/cluster-loss.js'
 import { CONTROLLER_SUM_SOURCE, isControllerSumSeries } from '../../engine/controller-sum.js'
+import { isTimeToFullSeries, TIME_TO_FULL_SOURCE } from '../../engine/disk-time-to-full.js'
 import { diagnose } from '../../engine/diagnose.js'
 import type { Cause } from '../../engine/diagnosis.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
@@ -128,6 +129,7 @@ export function removalOf(rule: Rule, signal: string): (s: Signal) => boolean {
 export function derivedFrom(signal: string): readonly string[] | undefined {
   if (isClusterLossSeries(signal)) return CLUSTER_LOSS_SERIES[signal].from
   if (isControllerSumSeries(signal)) return [CONTROLLER_SUM_SOURCE]
+  if (isTimeToFullSeries(signal)) return [TIME_TO_FULL_SOURCE]
   return undefined
 }
 
