@@ -163,8 +163,14 @@ async function main(): Promise<void> {
     })
     const timing = /peak-rss-kib=(\d+) wall-s=([\d.]+)/.exec(child.stderr)
     if (child.status !== 0 || !timing) throw new Error(`kafka-why ci failed (exit ${child.status}): ${child.stderr.slice(-2000)}`)
-    const report = JSON.parse(child.stdout) as { backtest: { tookMs: number; windows: number; signalsRead: number; rules: { rule: string; base: number; head: number; newlyFiring: unknown[]; stoppedFiring: unknown[]; severityChanged: unknown[] }[] } }
+    type Episode = { firedAt: number; resolvedAt?: number }
+    const report = JSON.parse(child.stdout) as { backtest: { tookMs: number; windows: number; signalsRead: number; rules: { rule: string; base: number; head: number; newlyFiring: Episode[]; stoppedFiring: Episode[]; severityChanged: { base: Episode; head: Episode }[] }[] } }
     const b = report.backtest
+    // The history written ends at `end` while --since reads on to the child's now: no alert may fire
+    // or resolve in between (nothing was recorded there).
+    const lastRecord = end - 1
+    const latest = Math.max(-Infinity, ...b.rules.flatMap((r) => [...r.newlyFiring, ...r.stoppedFiring, ...r.severityChanged.flatMap((p) => [p.base, p.head])]).map((e) => Math.max(e.firedAt, e.resolvedAt ?? -Infinity)))
+    if (latest > lastRecord) throw new Error(`the backtest reported an alert at ${new Date(latest).toISOString()}, after the last record (${new Date(lastRecord).toISOString()})`)
     console.log(`\nkafka-why ci --since ${sinceDays}d --step ${step} (child process):`)
     console.log(`  backtest: ${(b.tookMs / 1000).toFixed(1)} s for ${b.windows} windows, ${b.signalsRead.toLocaleString('en-US')} signals read for the tick times; whole command ${timing[2]} s wall`)
     console.log(`  peak RSS: ${(Number(timing[1]) / 1024).toFixed(0)} MiB`)

@@ -71,27 +71,60 @@ export async function backtestRules(store: Store, base: readonly Rule[], head: r
     { rules: head, overlay: new AlertOverlay(reads), episodes: [] as AlertEpisode[], open: new Map<string, AlertEpisode>() },
   ]
   const start = Math.floor(opts.from / stepMs) * stepMs
+  // No tick reaches past a cluster's last record: an alert open there stays open, never resolved (or
+  // fired) by the absence of data that was simply not recorded, as in a replay.
+  const dataEnd = await lastRecords(store, names, opts.from - marginMs, opts.to, windowMs)
+  const lastOfAll = Math.max(-Infinity, ...dataEnd.values())
   let windows = 0
   let signalsRead = 0
-  for (let w = start; w <= opts.to; w += windowMs) {
+  for (let w = start; w <= opts.to && w <= lastOfAll; w += windowMs) {
     const end = Math.min(w + windowMs - 1, opts.to)
     // Every signal of this window gets its tick (its time plus the lag) before the next window starts.
     const until = Math.ceil((end + 1 + lagMs) / stepMs) * stepMs
     signalsRead += await reads.load(names, w - marginMs, until)
     const times = new Map<string, Set<number>>()
     for (const { cluster, signals } of reads.loaded()) {
+      const last = dataEnd.get(cluster)
+      if (last === undefined || last < w) continue
       let set = times.get(cluster)
       if (!set) times.set(cluster, (set = new Set([w])))
       for (const s of signals) if (s.at >= w && s.at <= end) set.add(Math.floor(s.at / stepMs) * stepMs)
     }
-    const ticks = new Map([...times].map(([c, set]) => [c, [...set].sort((a, b) => a - b)]))
-    // The two sides share nothing but the store: their reads overlap.
-    await Promise.all(
-      sides.filter((side) => side.rules.length > 0).map((side) => replayAlerts(side.overlay, side.rules, ticks, { stepMs, lagMs, until, alertsInStore: true }, (e) => record(side, e))),
-    )
+    for (const [cluster, set] of times) {
+      const ticks = new Map([[cluster, [...set].sort((a, b) => a - b)]])
+      const clusterUntil = Math.min(until, dataEnd.get(cluster)! + lagMs)
+      // The two sides share nothing but the store: their reads overlap.
+      await Promise.all(
+        sides.filter((side) => side.rules.length > 0).map((side) => replayAlerts(side.overlay, side.rules, ticks, { stepMs, lagMs, until: clusterUntil, alertsInStore: true }, (e) => record(side, e))),
+      )
+    }
     windows++
   }
   return { base: sides[0].episodes, head: sides[1].episodes, windows, signalsRead }
+}
+
+/**
+ * Each cluster's last record at or before `to` among `names` (the signals the rules read), found by
+ * reading back from `to` a window at a time: one window when the history runs up to `to`.
+ */
+async function lastRecords(store: Store, names: string[], from: number, to: number, windowMs: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>()
+  if (names.length === 0) return out
+  const brokers = await store.brokers()
+  const clusters = [...new Set(brokers.map((b) => b.cluster))]
+  for (let hi = to; hi >= from && out.size < clusters.length; hi -= windowMs) {
+    const lo = Math.max(from, hi - windowMs + 1)
+    for (const cluster of clusters) {
+      if (out.has(cluster)) continue
+      for (const scope of [...brokers.filter((b) => b.cluster === cluster), { cluster }]) {
+        for (const list of (await store.querySeries({ ...scope, names, from: lo, to: hi })).values()) {
+          const t = list[list.length - 1]?.at
+          if (t !== undefined && t > (out.get(cluster) ?? -Infinity)) out.set(cluster, t)
+        }
+      }
+    }
+  }
+  return out
 }
 
 function record(side: { rules: readonly Rule[]; episodes: AlertEpisode[]; open: Map<string, AlertEpisode> }, e: AlertEvent): void {
