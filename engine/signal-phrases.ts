@@ -25,6 +25,11 @@ export const SIGNAL_PHRASES: Record<string, string> = {
   'group.member_failed': 'a failed group member',
   'broker.start': 'a broker start',
   'broker.shutdown': 'a broker shutdown',
+  'scrape.unanswered': 'an unanswered scrape of its exporter',
+  'controller.broker_lost': 'the controller dropping the broker',
+  'process.state': 'a host agent reading of its process',
+  'process.gone': 'its process gone',
+  'peer.fetch_failed': 'a follower\'s failed fetch from it',
 }
 
 /** What to look at when the named signal was missing from an otherwise matching rule. */

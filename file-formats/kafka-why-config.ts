@@ -177,6 +177,15 @@ const logFile = closedObject({
   from_end: z.boolean({ error: 'expected true or false' }).default(true).describe('start at the end of the file the first time'),
 }).transform((l) => ({ broker: l.broker, path: l.path, offsetFile: l.offset_file, fromEnd: l.from_end }))
 
+const watchedProcess = closedObject({
+  broker: brokerId,
+  pid: z
+    .union([z.number().int().positive(), z.string().min(1)], { error: 'expected a process id or a pid file path' })
+    .transform((p) => String(p))
+    .describe("the broker's process id, or its pid file (re-read every sample, so a restart is followed)"),
+  interval: interval('time between readings of /proc/<pid>').prefault('5s'),
+}).transform((p) => ({ broker: p.broker, pid: p.pid, intervalMs: p.interval }))
+
 const liveCluster = closedObject(
   {
     admin: z
@@ -186,6 +195,10 @@ const liveCluster = closedObject(
       .describe('poll the admin API: true for the defaults, or a mapping'),
     scrape: scrape.optional(),
     logs: z.array(logFile, { error: 'expected a list of { broker, path }' }).default([]),
+    processes: z
+      .array(watchedProcess, { error: 'expected a list of { broker, pid }' })
+      .default([])
+      .describe('broker processes on this host, read from /proc as the host agent does: state, CPU time, open files, maps'),
   },
   "one cluster's live sources",
 )

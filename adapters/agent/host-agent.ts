@@ -1,11 +1,14 @@
 import os from 'node:os'
 import type { Signal } from '../../signals/signal.js'
-import { ProcReadError, readProcStats, resolvePid, type ProcStats } from './proc-stats.js'
+import { ProcReadError, procStateName, readProcStats, resolvePid, type ProcStats } from './proc-stats.js'
 
 /**
  * The host agent's loop: every interval, read one broker process's /proc numbers and ship them as
- * fd.open, fd.max, mmap.count and mmap.max. A process that is gone (or a pid file that lies) is
- * reported once as source.stale, and the agent keeps trying, so a restarted broker is picked up.
+ * fd.open, fd.max, mmap.count and mmap.max, with the process's state (process.state: a SIGSTOPped
+ * broker reads T, one stuck in uninterruptible I/O D) and the CPU time it used since the last
+ * sample (process.cpu: a frozen host shows none). A process that is gone (or a pid file that lies)
+ * is reported once as process.gone and source.stale, and the agent keeps trying, so a restarted
+ * broker is picked up.
  */
 export type HostAgentOptions = {
   cluster: string
@@ -24,6 +27,8 @@ export type SampleOutcome = { ok: true; stats: ProcStats; signals: Signal[] } | 
 /** Reads and ships one broker's /proc numbers. */
 export class HostAgent {
   stale = false
+  /** The previous sample's CPU time, to turn the next one into a share of wall time. */
+  private lastCpu?: { pid: number; at: number; cpuMs: number }
   private readonly now: () => number
   private readonly host: string
 
@@ -42,6 +47,16 @@ export class HostAgent {
     ]
     if (stats.fdMax !== undefined) out.push({ ...base, name: 'fd.max', value: stats.fdMax })
     if (stats.mmapMax !== undefined) out.push({ ...base, name: 'mmap.max', value: stats.mmapMax })
+    const pid = String(stats.pid)
+    if (stats.state !== undefined) {
+      const state = procStateName(stats.state)
+      out.push({ ...base, name: 'process.state', labels: { state, pid }, text: `broker ${this.options.broker}'s process ${pid} is ${state} (${stats.state} in /proc/${pid}/stat)` })
+    }
+    if (stats.cpuMs !== undefined) {
+      const prev = this.lastCpu
+      if (prev && prev.pid === stats.pid && at > prev.at) out.push({ ...base, name: 'process.cpu', value: Math.max(0, stats.cpuMs - prev.cpuMs) / (at - prev.at), labels: { pid } })
+      this.lastCpu = { pid: stats.pid, at, cpuMs: stats.cpuMs }
+    }
     return out
   }
 
@@ -60,6 +75,17 @@ export class HostAgent {
       const signals: Signal[] = []
       if (!this.stale) {
         this.stale = true
+        if (err.code === 'no-process') {
+          signals.push({
+            name: 'process.gone',
+            at,
+            cluster: this.options.cluster,
+            broker: this.options.broker,
+            labels: { pid: this.options.pid },
+            source: `agent:${this.host}`,
+            text: `broker ${this.options.broker}'s process is gone: ${err.message}`,
+          })
+        }
         signals.push({
           name: 'source.stale',
           at,

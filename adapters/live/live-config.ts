@@ -24,6 +24,8 @@ import { interpolateEnv, resolveSecretField } from '../../secrets/secret-ref.js'
  *           - { broker: "1", url: http://kafka-1:7071/metrics }
  *       logs:
  *         - { broker: "1", path: /var/log/kafka/server.log }
+ *       processes:                     # brokers on serve's own host: state, CPU time, fds, maps
+ *         - { broker: "1", pid: /var/run/kafka.pid, interval: 5s }
  *   signals_topic: { brokers: [kafka-1:9092], topic: kafka-why-signals, group: kafka-why-engines }
  *   retention: { default: 7d, resolved_alerts: 1d, every: 10m, signals: { heap.used: 2d } }
  * ```
@@ -71,6 +73,8 @@ export type LiveCluster = {
   admin?: { brokers: string[]; intervalMs: number; ssl?: boolean | SslOptions; sasl?: SASLOptions; groups: boolean }
   scrape: { broker?: string; url: string; intervalMs: number; timeoutMs: number }[]
   logs: LiveClusterSection['logs']
+  /** Broker processes on serve's own host, read from /proc (adapters/agent). */
+  processes: LiveClusterSection['processes']
 }
 
 /** Problems with the config, each `file:line:col: key.path: message`. */
@@ -118,7 +122,7 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml', env: Node
   const clusters: LiveCluster[] = []
   for (const [name, c] of Object.entries(live.clusters)) {
     const at: FieldPath = ['live', 'clusters', name]
-    const cluster: LiveCluster = { name, scrape: [], logs: c.logs }
+    const cluster: LiveCluster = { name, scrape: [], logs: c.logs, processes: c.processes }
     const a = c.admin
     if (a) {
       const brokers = a.brokers ?? raw.clusters?.[name]?.brokers ?? []

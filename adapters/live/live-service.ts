@@ -10,6 +10,7 @@ import type { Signal } from '../../signals/signal.js'
 import { AdminPoller } from '../admin/admin-poller.js'
 import { KafkaAdmin } from '../admin/kafka-admin.js'
 import { consumeSignalsTopic, type SignalsTopicConsumer } from '../admin/signals-topic.js'
+import { HostAgent } from '../agent/host-agent.js'
 import type { Tail } from '../logs/tail.js'
 import { tailLogFile } from '../logs/tail.js'
 import { ScrapeLoop, type ScrapeOutcome, type TargetScraper } from '../prometheus/scraper.js'
@@ -237,6 +238,27 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
           })
         inFlight.add(p)
         void p.finally(() => inFlight.delete(p))
+      }, delayMs)
+      timers.add(t)
+    }
+    loop(0)
+  }
+
+  // Broker processes on this host, read as the host agent reads them: a stopped (T), stuck (D) or
+  // vanished process is seen here the moment it happens, when the broker itself can say nothing.
+  const agents = config.clusters.flatMap((c) => c.processes.map((p) => ({ ...p, cluster: c.name })))
+  for (const p of agents) {
+    const agent = new HostAgent({ cluster: p.cluster, broker: p.broker, pid: p.pid, sink: sink('agent'), now })
+    const loop = (delayMs: number) => {
+      if (stopping) return
+      const t = setTimeout(() => {
+        timers.delete(t)
+        const run = agent.sampleOnce().catch((err: Error) => log.error({ cluster: p.cluster, broker: p.broker }, `agent: reading process ${p.pid} failed: ${err.message}`))
+        inFlight.add(run)
+        void run.finally(() => {
+          inFlight.delete(run)
+          loop(p.intervalMs)
+        })
       }, delayMs)
       timers.add(t)
     }
@@ -484,7 +506,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
   const addr = server.address() as AddressInfo
   const url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`
   log.info(
-    `health and metrics on ${url} (/healthz, /metrics); ${targets.length} scrape targets, ${admins.length} admin pollers, ${tails.length} log files, signals topic ${config.signalsTopic ? config.signalsTopic.topic : 'off'}, engine ${config.engine.enabled ? 'on' : 'off'}, bot ${health.bot.running ? 'on' : 'off'}`,
+    `health and metrics on ${url} (/healthz, /metrics); ${targets.length} scrape targets, ${admins.length} admin pollers, ${tails.length} log files, ${agents.length} processes, signals topic ${config.signalsTopic ? config.signalsTopic.topic : 'off'}, engine ${config.engine.enabled ? 'on' : 'off'}, bot ${health.bot.running ? 'on' : 'off'}`,
   )
 
   return {

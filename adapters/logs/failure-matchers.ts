@@ -364,23 +364,26 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
   // F27. Kafka 0.9-0.10 AbstractFetcherThread "[ReplicaFetcherThread-0-1], Error in fetch …"; 1.0-3.x "Error in
   //      response for fetch request …": the follower could not get a response from its leader. When the same
   //      log has such failures toward two or more leaders within FETCH_FAILED_SPREAD_MS, also
-  //      replica.fetch_failed_leaders (value: how many leaders, label leaders "1, 2").
+  //      replica.fetch_failed_leaders (value: how many leaders, label leaders "1, 2"). Also peer.fetch_failed,
+  //      filed on the leader, with the follower (replicaId) that logged it.
   {
     literals: ['Error in fetch', 'Error in response for fetch request'],
     scope: 'message',
     formats: KAFKA,
-    re: /^\[(?:ReplicaFetcherThread-\d+-(\d+)|ReplicaFetcher replicaId=\d+, leaderId=(\d+)[^\]]*)\][:,]? Error in (?:fetch|response for fetch request)\b/,
+    re: /^\[(?:ReplicaFetcherThread-\d+-(\d+)|ReplicaFetcher replicaId=(\d+), leaderId=(\d+)[^\]]*)\][:,]? Error in (?:fetch|response for fetch request)\b/,
     build: (m, _r, st, at) => {
-      const leader = m[1] ?? m[2]
+      const leader = m[1] ?? m[3]
       const failed: Draft = { name: 'replica.fetch_failed', labels: { leader } }
-      if (at === undefined) return failed
+      // The same failure seen from the leader's side: its follower got nothing back from it.
+      const peer: Draft = { name: 'peer.fetch_failed', broker: leader, labels: m[2] === undefined ? {} : { follower: m[2] } }
+      if (at === undefined) return [failed, peer]
       // One broker's fetchers failing toward several leaders within a minute: one event naming them all.
       const seen = (st.fetchFailedAt ??= new Map<string, number>())
       seen.set(leader, at)
       for (const [id, t] of seen) if (t < at - FETCH_FAILED_SPREAD_MS) seen.delete(id)
-      if (seen.size < 2) return failed
+      if (seen.size < 2) return [failed, peer]
       const leaders = [...seen.keys()].sort((a, b) => Number(a) - Number(b))
-      return [failed, { name: 'replica.fetch_failed_leaders', value: leaders.length, labels: { leaders: leaders.join(', ') } }]
+      return [failed, peer, { name: 'replica.fetch_failed_leaders', value: leaders.length, labels: { leaders: leaders.join(', ') } }]
     },
   },
   // F28. Kafka 0.9-0.11 ReplicaManager FATAL "[Replica Manager on Broker N]: Halting due to unrecoverable I/O
@@ -528,6 +531,26 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
       const labels: Record<string, string> = m[2] !== undefined ? { group: m[2], client: m[1] } : { group: m[4], member: m[3] }
       return { name: 'group.member_poll_timeout', labels }
     },
+  },
+  // F40. Kafka 0.10.2-3.9 KafkaController (ZooKeeper mode) "[Controller id=2] Broker failure callback for 3" (0.10's
+  //      logIdent "[Controller 2]: "): the controller saw the broker's /brokers/ids znode go, with its ZooKeeper
+  //      session (expired, or closed by its shutdown). Filed on each broker it names; controller = who logged it.
+  //      Real lines: test/incidents/lab-stw/broker-2/controller.log, lab-rolling-restart.
+  {
+    literals: ['Broker failure callback for '],
+    scope: 'message',
+    formats: KAFKA,
+    re: /^\[Controller (?:id=)?(\d+)\]:? Broker failure callback for (\d+(?:,\d+)*)$/,
+    build: (m): Draft[] => m[2].split(',').map((id) => ({ name: 'controller.broker_lost', broker: id, labels: { controller: m[1] } })),
+  },
+  // F41. ZooKeeper 3.4-3.8 server ZooKeeperServer "Expiring session 0x100001597490001, timeout of 6000ms exceeded":
+  //      the server heard nothing from that session for its timeout (test/incidents/lab-stw/zookeeper/server.log).
+  {
+    literals: ['Expiring session 0x'],
+    scope: 'message',
+    formats: KAFKA,
+    re: /^Expiring session 0x([0-9a-f]+), timeout of (\d+)ms exceeded$/,
+    build: (m) => ({ name: 'zk.server_session_expired', value: Number(m[2]), labels: { session: `0x${m[1]}` } }),
   },
   // F19. The known-bug lines of SIGNATURES, anywhere in a record (they are usually exception messages).
   {

@@ -66,6 +66,8 @@ export class TargetScraper {
   failures = 0
   /** True between the first failure and the next success: source.stale was sent. */
   stale = false
+  /** When the target last answered a scrape in full; until it does, when this scraper was made. */
+  lastAnsweredAt: number
   lastOutcome: ScrapeOutcome | undefined
   private readonly now: () => number
   private readonly batchSize: number
@@ -78,6 +80,7 @@ export class TargetScraper {
     this.now = options.now ?? Date.now
     this.batchSize = options.batchSize ?? 5000
     this.maxBackoffMs = options.maxBackoffMs ?? 300_000
+    this.lastAnsweredAt = this.now()
     this.converter = new SampleConverter({
       cluster: target.cluster,
       broker: target.broker,
@@ -137,6 +140,7 @@ export class TargetScraper {
       const convert = this.converter.end()
       await flush()
       const wasStale = this.stale
+      this.lastAnsweredAt = this.now()
       this.failures = 0
       this.stale = false
       const outcome: ScrapeOutcome = {
@@ -154,7 +158,21 @@ export class TargetScraper {
       return outcome
     } catch (err) {
       const error = controller.signal.aborted ? `timeout after ${timeoutMs}ms` : describeError(err)
+      const failedAt = this.now()
       this.failures++
+      // Every failed attempt is evidence, not only the first: how long the broker has been silent, and
+      // how (a frozen JVM holds its port and answers nothing; a dead one refuses).
+      const unanswered: Signal = {
+        name: 'scrape.unanswered',
+        at: failedAt,
+        cluster: this.target.cluster,
+        value: Math.max(0, failedAt - this.lastAnsweredAt),
+        labels: { target: redactUrl(this.target.url), reason: controller.signal.aborted ? 'timeout' : unansweredReason(err) },
+        source: `prom:${redactUrl(this.target.url)}`,
+        text: redactText(`scrape of ${this.target.url} failed: ${error}`),
+      }
+      if (this.target.broker !== undefined) unanswered.broker = this.target.broker
+      batch.push(unanswered)
       if (!this.stale) {
         this.stale = true
         const stale: Signal = {
@@ -190,6 +208,14 @@ export class TargetScraper {
       clearTimeout(timer)
     }
   }
+}
+
+/** refused: nothing listens (the process is gone); error: it answered, but not with a scrape. */
+function unansweredReason(err: unknown): 'refused' | 'timeout' | 'error' {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'ECONNREFUSED') return 'refused'
+  if (code === 'ETIMEDOUT') return 'timeout'
+  return 'error'
 }
 
 function describeError(err: unknown): string {

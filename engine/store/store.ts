@@ -60,6 +60,11 @@ export type AlertRecord = {
   evidenceCount?: number
   /** Bot bookkeeping: the newest evidence time already shown in the channel, so an update shows only what is new. */
   shownEvidenceAt?: number
+  /**
+   * Bot bookkeeping: the fingerprint of the alert that took this one's message over (the same broker's
+   * incident, named more exactly) or that this one joined; such an alert posts nothing more.
+   */
+  supersededBy?: string
 }
 
 export type Silence = {

@@ -22,7 +22,8 @@ describe('adapters/agent/host-agent', () => {
     const first = await holder(10, 0)
     writeFileSync(pidfile, `${first.pid}\n`)
     expect((await agent.sampleOnce()).ok).toBe(true)
-    expect(got.map((s) => s.name).sort()).toEqual(['fd.max', 'fd.open', 'mmap.count', 'mmap.max'])
+    expect(got.map((s) => s.name).sort()).toEqual(['fd.max', 'fd.open', 'mmap.count', 'mmap.max', 'process.state'])
+    expect(got.find((s) => s.name === 'process.state')?.labels).toMatchObject({ state: expect.stringMatching(/^(sleeping|running)$/), pid: String(first.pid) })
     expect(got[0]).toMatchObject({ cluster: 'lab', broker: '3', at: 1_000, source: `agent:h1:/proc/${first.pid}` })
 
     first.kill('SIGKILL')
@@ -32,7 +33,10 @@ describe('adapters/agent/host-agent', () => {
     const gone = await agent.sampleOnce()
     expect(gone).toMatchObject({ ok: false, error: `process ${first.pid} is not running` })
     await agent.sampleOnce()
-    expect(got).toMatchObject([{ name: 'source.stale', broker: '3', at: 2_000, labels: { target: `proc:${pidfile}` } }])
+    expect(got).toMatchObject([
+      { name: 'process.gone', broker: '3', at: 2_000, labels: { pid: pidfile } },
+      { name: 'source.stale', broker: '3', at: 2_000, labels: { target: `proc:${pidfile}` } },
+    ])
 
     const second = await holder(20, 0)
     writeFileSync(pidfile, `${second.pid}\n`)

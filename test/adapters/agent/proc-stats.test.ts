@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { parseMaxOpenFiles, readProcStats, resolvePid } from '../../../adapters/agent/proc-stats.js'
+import { parseMaxOpenFiles, parseProcStat, readProcStats, resolvePid } from '../../../adapters/agent/proc-stats.js'
 import { cleanupHolders, dir, holder } from './holder.js'
 
 afterAll(cleanupHolders)
@@ -19,6 +19,29 @@ describe('adapters/agent/proc-stats', () => {
     expect(b.fdMax).toBe(300)
     expect(b.mmapMax).toBe(Number(readFileSync('/proc/sys/vm/max_map_count', 'utf8')))
     for (const c of [base, more, mapped]) c.stdin!.end()
+  })
+
+  it('reads a real process\'s state: sleeping, then stopped (T) after SIGSTOP, its CPU time not advancing', async () => {
+    const c = await holder(0, 0, 300)
+    const awake = await readProcStats(c.pid!)
+    expect(awake.state).toMatch(/^[SR]$/)
+    c.kill('SIGSTOP')
+    await new Promise((r) => setTimeout(r, 200))
+    const stopped = await readProcStats(c.pid!)
+    expect(stopped.state).toBe('T')
+    await new Promise((r) => setTimeout(r, 300))
+    expect((await readProcStats(c.pid!)).cpuMs).toBe(stopped.cpuMs)
+    c.kill('SIGCONT')
+    await new Promise((r) => setTimeout(r, 200))
+    expect((await readProcStats(c.pid!)).state).toMatch(/^[SR]$/)
+    c.stdin!.end()
+  })
+
+  it('counts stat fields from the last parenthesis: a command name may hold spaces and parentheses', () => {
+    // /proc/self/stat of `cat` on this machine, with its name replaced by one that has both.
+    const line = '27789 (a (b) c) R 27720 27720 6835 0 -1 4194304 126 0 0 0 7 3 0 0 20 0 1 0 36478 3133440 389 18446744073709551615'
+    expect(parseProcStat(line)).toEqual({ state: 'R', cpuMs: 100 })
+    expect(parseProcStat('garbage')).toBeUndefined()
   })
 
   it.each([

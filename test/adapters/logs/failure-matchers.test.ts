@@ -185,7 +185,10 @@ const rows: Row[] = [
   [
     'Kafka 1.1-3.x AbstractFetcherThread: no response from the leader',
     '[2019-03-01 10:00:00,000] WARN [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request (type=FetchRequest, replicaId=2, maxWait=500, minBytes=1, maxBytes=10485760, fetchData={events-0=(offset=1200, logStartOffset=0, maxBytes=1048576)}, isolationLevel=READ_UNCOMMITTED, toForget=, metadata=(sessionId=INVALID, epoch=INITIAL)) (kafka.server.ReplicaFetcherThread)',
-    [{ name: 'replica.fetch_failed', labels: { leader: '1' } }],
+    [
+      { name: 'replica.fetch_failed', labels: { leader: '1' } },
+      { name: 'peer.fetch_failed', labels: { follower: '2' } },
+    ],
   ],
   [
     'public (SDU-eScience/UCloud issue 36): 0.11/1.0 ReplicaManager halts on an I/O error',
@@ -281,7 +284,9 @@ const rows: Row[] = [
       '[2026-12-01 15:05:23,492] WARN [ReplicaFetcher replicaId=3, leaderId=2, fetcherId=0] Error in response for fetch request (type=FetchRequest, replicaId=3, maxWait=500, minBytes=1, maxBytes=10485760, fetchData={orders-0=PartitionData(topicId=R8YAF_wSQiCEMktffwFMQQ, fetchOffset=609, logStartOffset=0, maxBytes=1048576, currentLeaderEpoch=Optional[0], lastFetchedEpoch=Optional[0])}, isolationLevel=read_uncommitted, removed=, replaced=, metadata=(sessionId=78355045, epoch=58), rackId=) (kafka.server.ReplicaFetcherThread)',
     [
       { name: 'replica.fetch_failed', labels: { leader: '1' } },
+      { name: 'peer.fetch_failed', labels: { follower: '3' } },
       { name: 'replica.fetch_failed', labels: { leader: '2' } },
+      { name: 'peer.fetch_failed', labels: { follower: '3' } },
       { name: 'replica.fetch_failed_leaders', value: 2, labels: { leaders: '1, 2' } },
     ],
   ],

@@ -50,9 +50,16 @@ describe('adapters/prometheus/scraper', () => {
     const down = await scraper.scrapeOnce()
     expect(down.ok).toBe(false)
     expect(down.error).toMatch(/ECONNREFUSED/)
-    expect(got).toMatchObject([{ name: 'source.stale', cluster: 'lab', broker: '1', labels: { target: jvm.url } }])
+    expect(got).toMatchObject([
+      { name: 'scrape.unanswered', cluster: 'lab', broker: '1', labels: { target: jvm.url, reason: 'refused' } },
+      { name: 'source.stale', cluster: 'lab', broker: '1', labels: { target: jvm.url } },
+    ])
     expect((await scraper.scrapeOnce()).ok).toBe(false)
     expect(got.filter((s) => s.name === 'source.stale')).toHaveLength(1)
+    // Every failed attempt is evidence, each saying how long the target has been silent.
+    const silent = got.filter((s) => s.name === 'scrape.unanswered').map((s) => s.value!)
+    expect(silent).toHaveLength(2)
+    expect(silent[1]).toBeGreaterThanOrEqual(silent[0])
     expect(scraper.nextDelayMs()).toBe(4000)
 
     jvm = await startJvm(version, config, port)
@@ -68,6 +75,19 @@ describe('adapters/prometheus/scraper', () => {
       expect(back.convert!.counterResets).toBeGreaterThan(0)
     }
     await jvm.stop()
+  })
+
+  it('a slow target that answers within its timeout is no evidence of anything', async () => {
+    const server = http.createServer((_, res) => {
+      setTimeout(() => res.end('process_open_fds 12\n'), 250)
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`
+    const { got, sink } = collector()
+    const scraper = new TargetScraper({ url, cluster: 'c', broker: '2', timeoutMs: 2_000 }, { sink })
+    for (let i = 0; i < 3; i++) expect((await scraper.scrapeOnce()).ok).toBe(true)
+    server.close()
+    expect(got.map((s) => s.name)).toEqual(['fd.open', 'fd.open', 'fd.open'])
   })
 
   it('cuts a slow target off at its timeout and reports it stale', async () => {
@@ -88,7 +108,10 @@ describe('adapters/prometheus/scraper', () => {
     expect(took).toBeGreaterThanOrEqual(290)
     expect(took).toBeLessThan(2000)
     // what arrived before the cut-off is kept, and the target is marked stale
-    expect(got.map((s) => s.name)).toEqual(['fd.open', 'source.stale'])
+    expect(got.map((s) => s.name)).toEqual(['fd.open', 'scrape.unanswered', 'source.stale'])
+    // Connected, and nothing came back in time: what a frozen JVM's exporter does.
+    expect(got[1]).toMatchObject({ broker: '2', labels: { reason: 'timeout' } })
+    expect(got[1].value).toBeGreaterThanOrEqual(290)
   })
 
   it.each([
