@@ -61,7 +61,10 @@ export const scenario: Scenario = {
       },
       whatWasDone: (env) =>
         `Topic \`orders\` (12 partitions) was created with \`compression.type=gzip\` and \`compression.gzip.level=9\`, so the broker recompresses every uncompressed batch the producer sends in its request handler thread. After the warm-up, \`kafka-configs --bootstrap-server … --alter --add-config num.io.threads=1 --entity-type brokers --entity-name ${env.target.id}\` cut broker ${env.target.id}'s request handler pool from 8 threads to one, and ${CONSUMERS} \`kafka-consumer-perf-test\` consumers (groups \`readers-1\` to \`readers-${CONSUMERS}\`) started reading the topic; it was left so for ${SATURATED_MS / 1000} s under the same produce load. Nothing else was changed.`,
-      expect: { topRule: 'request_handler_saturation', absentRules: ['network_processor_saturation', 'produce_latency_high.local', 'produce_latency_high.remote', 'client_quota_throttling'] },
+      expect: {
+        topRule: 'request_handler_saturation.requests_waiting',
+        absentRules: ['network_processor_saturation', 'network_processor_saturation.responses_waiting', 'produce_latency_high.local', 'produce_latency_high.remote', 'client_quota_throttling'],
+      },
     })
   },
 }
