@@ -1,6 +1,7 @@
 import os from 'node:os'
 import type { Signal } from '../../signals/signal.js'
 import { ProcReadError, procStateName, readProcStats, resolvePid, type ProcStats } from './proc-stats.js'
+import { diskSpaceSignals, readDiskSpace } from './disk-space.js'
 
 /**
  * The host agent's loop: every interval, read one broker process's /proc numbers and ship them as
@@ -19,6 +20,12 @@ export type HostAgentOptions = {
   now?: () => number
   procRoot?: string
   host?: string
+  /**
+   * The broker's log dirs: each reading also ships the free and total bytes of the file system under
+   * each (statfs: disk.avail, disk.size), also while the process is gone, since a full disk is a reason
+   * a broker dies.
+   */
+  logDirs?: readonly string[]
 }
 
 /** The outcome of one sample. */
@@ -63,10 +70,13 @@ export class HostAgent {
   /** One reading, shipped; never throws for a missing process. */
   async sampleOnce(): Promise<SampleOutcome> {
     const at = this.now()
+    const disks = this.options.logDirs?.length
+      ? diskSpaceSignals((await readDiskSpace(this.options.logDirs)).readings, at, { cluster: this.options.cluster, broker: this.options.broker, host: this.host })
+      : []
     try {
       const pid = await resolvePid(this.options.pid)
       const stats = await readProcStats(pid, this.options.procRoot)
-      const signals = this.toSignals(stats, at)
+      const signals = [...this.toSignals(stats, at), ...disks]
       await this.options.sink(signals)
       this.stale = false
       return { ok: true, stats, signals }
@@ -95,8 +105,9 @@ export class HostAgent {
           source: `agent:${this.host}`,
           text: `host agent cannot read broker ${this.options.broker}: ${err.message}`,
         })
-        await this.options.sink(signals)
       }
+      for (const d of disks) signals.push(d)
+      if (signals.length) await this.options.sink(signals)
       return { ok: false, error: err.message, signals }
     }
   }

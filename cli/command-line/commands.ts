@@ -137,6 +137,7 @@ export const INIT_OPTIONS = {
 export const AGENT_OPTIONS = {
   broker: { flags: '--broker <id>', description: "the broker's id", required: true },
   pid: { flags: '--pid <pid>', description: 'the broker process: its pid, or a pid file', required: true, complete: 'file' },
+  logDirs: { flags: '--log-dirs <dirs>', description: "the broker's log dirs, comma-separated: each reading also ships the free and total bytes of the file system under each (disk.avail, disk.size), from which the engine works out the time to full", complete: 'dir' },
   cluster: { ...CLUSTER, description: "the broker's cluster", default: 'default' },
   interval: { flags: '--interval <duration>', description: 'time between readings', default: '15s' },
   once: { flags: '--once', description: 'take one reading and exit (1 when the process cannot be read or the reading not stored)' },

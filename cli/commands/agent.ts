@@ -31,7 +31,7 @@ export async function execute({ options: args }: CommandInput<typeof AGENT_OPTIO
   }
   const log = createLogger({ ...logSettings, bindings: { cmd: 'agent', cluster: args.cluster, broker: args.broker } })
   const print = args.print || args.once
-  if (args.topic) return runToTopic(args.topic, args.bootstrap!.split(','), { cluster: args.cluster, broker: args.broker, pid: args.pid, intervalMs, once: args.once, print, log })
+  if (args.topic) return runToTopic(args.topic, args.bootstrap!.split(','), { cluster: args.cluster, broker: args.broker, pid: args.pid, logDirs: splitDirs(args.logDirs), intervalMs, once: args.once, print, log })
   const store = openStore(process.env)
   if (!sharedStoreSource(process.env) && !print) {
     log.warn('neither REDIS_URL nor REDIS_CLUSTER_NODES is set, so readings stay in this process; set one to ship them (or use --print)')
@@ -53,7 +53,7 @@ export async function execute({ options: args }: CommandInput<typeof AGENT_OPTIO
     if (print) for (const s of signals) process.stdout.write(JSON.stringify(s) + '\n')
     lastWrite = writer.write(signals).then(report)
   }
-  const agent = new HostAgent({ cluster: args.cluster!, broker: args.broker, pid: args.pid, sink })
+  const agent = new HostAgent({ cluster: args.cluster!, broker: args.broker, pid: args.pid, logDirs: splitDirs(args.logDirs), sink })
 
   try {
     if (args.once) {
@@ -73,6 +73,12 @@ export async function execute({ options: args }: CommandInput<typeof AGENT_OPTIO
     await writer.close(args.once ? 0 : 5000)
     await store.close()
   }
+}
+
+/** `--log-dirs a,b` as a list; undefined when not given. */
+function splitDirs(text: string | undefined): string[] | undefined {
+  const dirs = text?.split(',').map((d) => d.trim()).filter(Boolean)
+  return dirs?.length ? dirs : undefined
 }
 
 /** Waits for SIGTERM/SIGINT between readings; resolves false once asked to stop. */
@@ -102,7 +108,7 @@ function intervalSleeper(): { sleep(ms: number): Promise<boolean> } {
 async function runToTopic(
   topic: string,
   brokers: string[],
-  o: { cluster: string; broker: string; pid: string; intervalMs: number; once: boolean; print: boolean; log: Logger },
+  o: { cluster: string; broker: string; pid: string; logDirs?: string[]; intervalMs: number; once: boolean; print: boolean; log: Logger },
 ): Promise<number> {
   const producer = new SignalsTopicProducer({ brokers, topic, clientId: `kafka-why-agent-${o.broker}` })
   let lastSend: Promise<boolean> = Promise.resolve(true)
@@ -116,7 +122,7 @@ async function runToTopic(
       },
     )
   }
-  const agent = new HostAgent({ cluster: o.cluster, broker: o.broker, pid: o.pid, sink })
+  const agent = new HostAgent({ cluster: o.cluster, broker: o.broker, pid: o.pid, logDirs: o.logDirs, sink })
   try {
     if (o.once) {
       const r = await agent.sampleOnce()
