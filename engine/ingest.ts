@@ -2,7 +2,7 @@ import { capText, validateSignal } from '../signals/jsonl.js'
 import { SIGNAL_LIMITS } from '../signals/signal-limits.js'
 import { checkBrokerId } from './broker-id.js'
 import type { Signal } from '../signals/signal.js'
-import type { Store } from './store/store.js'
+import type { AppendResult, Store } from './store/store.js'
 
 /**
  * The streaming write path (log tailers, scrapers, the signals-topic consumer): batches appends,
@@ -34,7 +34,7 @@ export function capEvidenceText(s: Signal): Signal {
 export type WriteOutcome = {
   /** Signals now held by the store (acknowledged). */
   accepted: number
-  /** Refused signals by reason: validation reasons, 'buffer full', 'writer closed'. */
+  /** Refused signals by reason: validation reasons, the store's per-append limits ('too many new clusters', 'too many new brokers', 'too many brokers'), 'buffer full', 'writer closed'. */
   rejected: Record<string, number>
 }
 
@@ -69,6 +69,22 @@ export type WriterStats = {
   retries: number
   storeDown: boolean
   lastError?: string
+}
+
+/**
+ * Index in the batch → the reason the store refused that signal. A store that does not list its
+ * refusals has them counted against the batch's last signals, so the totals stay right even when the
+ * callers they are told to cannot be.
+ */
+function refusalsOf(result: AppendResult, size: number): Map<number, string> {
+  const at = new Map<number, string>()
+  if (result.refusals) {
+    for (const r of result.refusals) at.set(r.index, r.reason)
+    return at
+  }
+  let i = size
+  for (const [reason, n] of Object.entries(result.rejected)) for (let k = 0; k < n && i > 0; k++) at.set(--i, reason)
+  return at
 }
 
 type Ticket = { remaining: number; outcome: WriteOutcome; resolve: (o: WriteOutcome) => void }
@@ -209,40 +225,49 @@ export class SignalWriter {
         this.head = 0
       }
       this.inFlight += batch.length
+      let result: AppendResult | undefined
       try {
-        if (!(await this.storeBatch(batch))) {
+        result = await this.storeBatch(batch)
+        if (!result) {
           this.answerClosed(batch)
           return
         }
       } finally {
         this.inFlight -= batch.length
       }
-      this.counters.stored += batch.length
       if (this.counters.storeDown) {
         this.counters.storeDown = false
         this.onEvent({ kind: 'store-up', attempts: this.attempts, buffered: this.buffered })
       }
       this.attempts = 0
-      for (const entry of batch) {
-        entry.ticket.outcome.accepted++
+      // A signal the store refused (a per-append limit: too many new clusters or brokers) is answered
+      // as rejected with the store's reason, never as accepted: it is not stored and will not be.
+      const refusedAt = refusalsOf(result, batch.length)
+      for (const [i, entry] of batch.entries()) {
+        const reason = refusedAt.get(i)
+        if (reason === undefined) {
+          entry.ticket.outcome.accepted++
+          this.counters.stored++
+        } else {
+          addCount(entry.ticket.outcome.rejected, reason, 1)
+          addCount(this.counters.rejected, reason, 1)
+        }
         this.settle(entry.ticket)
       }
     }
   }
 
-  /** True once stored; false when the writer closed first. */
-  private async storeBatch(batch: Entry[]): Promise<boolean> {
+  /** The store's answer once stored; undefined when the writer closed first. */
+  private async storeBatch(batch: Entry[]): Promise<AppendResult | undefined> {
     const signals = batch.map((e) => e.signal)
     while (!this.closed) {
       try {
-        const result = await this.store.append(signals)
-        for (const [r, n] of Object.entries(result.rejected)) addCount(this.counters.rejected, `store: ${r}`, n)
-        return true
+        return await this.store.append(signals, { listRefused: true })
       } catch (err) {
         await this.backOff(err)
       }
     }
-    return false
+    return undefined
   }
 
   private async backOff(err: unknown): Promise<void> {

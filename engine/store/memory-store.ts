@@ -7,6 +7,7 @@ import { redactText } from '../../secrets/redact.js'
 import type {
   AlertRecord,
   AlertState,
+  AppendOptions,
   AppendResult,
   AuditRecord,
   BrokerRef,
@@ -136,23 +137,31 @@ export class MemoryStore implements Store {
     return scope
   }
 
-  async append(signals: Signal[]): Promise<AppendResult> {
+  async append(signals: Signal[], opts: AppendOptions = {}): Promise<AppendResult> {
     const rejected: Record<string, number> = {}
-    const valid: Signal[] = []
-    for (const raw of signals) {
-      const v = validateSignal(raw)
-      if (v.ok && v.signal.broker !== undefined && checkBrokerId(v.signal.broker)) rejected['invalid broker'] = (rejected['invalid broker'] ?? 0) + 1
-      else if (v.ok) valid.push(copySignal(v.signal))
-      else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
+    const refusals: { index: number; reason: string }[] = []
+    const refuse = (index: number, reason: string) => {
+      rejected[reason] = (rejected[reason] ?? 0) + 1
+      if (opts.listRefused) refusals.push({ index, reason })
     }
+    const valid: Signal[] = []
+    const indexOf: number[] = []
+    signals.forEach((raw, i) => {
+      const v = validateSignal(raw)
+      if (v.ok && v.signal.broker !== undefined && checkBrokerId(v.signal.broker)) refuse(i, 'invalid broker')
+      else if (v.ok) {
+        valid.push(copySignal(v.signal))
+        indexOf.push(i)
+      } else refuse(i, v.reason)
+    })
     let accepted = 0
     const newClusters = new Set<string>()
     const newBrokers = new Set<string>()
-    for (const s of valid) {
+    for (const [k, s] of valid.entries()) {
       let scope = this.scope(s.cluster, s.broker, false)
       if (!scope && !newClusters.has(s.cluster) && !this.brokerCount.get(s.cluster) && !this.scope(s.cluster, undefined, false)) {
         if (newClusters.size >= this.newClustersPerAppend) {
-          rejected['too many new clusters'] = (rejected['too many new clusters'] ?? 0) + 1
+          refuse(indexOf[k], 'too many new clusters')
           continue
         }
         newClusters.add(s.cluster)
@@ -160,13 +169,13 @@ export class MemoryStore implements Store {
       if (!scope && s.broker !== undefined) {
         const member = JSON.stringify([s.cluster, s.broker])
         if (!newBrokers.has(member) && newBrokers.size >= this.newBrokersPerAppend) {
-          rejected['too many new brokers'] = (rejected['too many new brokers'] ?? 0) + 1
+          refuse(indexOf[k], 'too many new brokers')
           continue
         }
         newBrokers.add(member)
         const n = this.brokerCount.get(s.cluster) ?? 0
         if (n >= this.brokersPerCluster) {
-          rejected['too many brokers'] = (rejected['too many brokers'] ?? 0) + 1
+          refuse(indexOf[k], 'too many brokers')
           continue
         }
         this.brokerCount.set(s.cluster, n + 1)
@@ -192,7 +201,7 @@ export class MemoryStore implements Store {
       if (!last || compareStored(last, entry) < 0) series.entries.push(entry)
       else series.entries.splice(lowerBound(series.entries, entry), 0, entry)
     }
-    return { accepted, rejected }
+    return opts.listRefused ? { accepted, rejected, refusals } : { accepted, rejected }
   }
 
   async query(q: SignalQuery): Promise<Signal[]> {

@@ -13,6 +13,7 @@ import { StoreUnavailableError } from './store-unavailable-error.js'
 import type {
   AlertRecord,
   AlertState,
+  AppendOptions,
   AppendResult,
   AuditRecord,
   BrokerRef,
@@ -421,21 +422,38 @@ export class RedisStore implements Store {
     return (this.redis instanceof Cluster ? routedPipeline(this.redis) : this.redis.pipeline()) as ScriptedPipeline
   }
 
-  async append(signals: Signal[]): Promise<AppendResult> {
+  async append(signals: Signal[], opts: AppendOptions = {}): Promise<AppendResult> {
     const rejected: Record<string, number> = {}
-    let valid: Signal[] = []
-    for (const raw of signals) {
-      const v = validateSignal(raw)
-      if (v.ok && v.signal.broker !== undefined && checkBrokerId(v.signal.broker)) rejected['invalid broker'] = (rejected['invalid broker'] ?? 0) + 1
-      else if (v.ok) valid.push(v.signal)
-      else rejected[v.reason] = (rejected[v.reason] ?? 0) + 1
+    const refusals: { index: number; reason: string }[] = []
+    const refuse = (index: number, reason: string) => {
+      rejected[reason] = (rejected[reason] ?? 0) + 1
+      if (opts.listRefused) refusals.push({ index, reason })
     }
-    valid = this.limitNew(valid, rejected)
+    let valid: Signal[] = []
+    // Each valid signal's index in `signals`, kept beside it through every step that refuses some.
+    let indexOf: number[] = []
+    signals.forEach((raw, i) => {
+      const v = validateSignal(raw)
+      if (v.ok && v.signal.broker !== undefined && checkBrokerId(v.signal.broker)) refuse(i, 'invalid broker')
+      else if (v.ok) {
+        valid.push(v.signal)
+        indexOf.push(i)
+      } else refuse(i, v.reason)
+    })
+    ;({ valid, indexOf } = this.limitNew(valid, indexOf, refuse))
     const refused = await this.admitBrokers(valid)
     if (refused.size > 0) {
-      const kept = valid.filter((s) => s.broker === undefined || !refused.has(brokerMember(s.cluster, s.broker)))
-      rejected['too many brokers'] = (rejected['too many brokers'] ?? 0) + valid.length - kept.length
+      const kept: Signal[] = []
+      const keptIndex: number[] = []
+      valid.forEach((s, k) => {
+        if (s.broker !== undefined && refused.has(brokerMember(s.cluster, s.broker))) refuse(indexOf[k], 'too many brokers')
+        else {
+          kept.push(s)
+          keptIndex.push(indexOf[k])
+        }
+      })
       valid = kept
+      indexOf = keptIndex
     }
     if (this.knownClusters.size > 100_000) this.knownClusters.clear()
     for (const s of valid) this.knownClusters.add(s.cluster)
@@ -455,7 +473,7 @@ export class RedisStore implements Store {
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
       if (failed) throw failed.reason
     }
-    return { accepted: valid.length, rejected }
+    return opts.listRefused ? { accepted: valid.length, rejected, refusals } : { accepted: valid.length, rejected }
   }
 
   /**
@@ -463,14 +481,15 @@ export class RedisStore implements Store {
    * newClustersPerAppend of them, and of brokers not yet admitted, beyond newBrokersPerAppend, are
    * refused and counted. Linear in the append, no Redis call.
    */
-  private limitNew(valid: Signal[], rejected: Record<string, number>): Signal[] {
+  private limitNew(valid: Signal[], indexOf: number[], refuse: (index: number, reason: string) => void): { valid: Signal[]; indexOf: number[] } {
     const newClusters = new Set<string>()
     const newBrokers = new Set<string>()
     const kept: Signal[] = []
-    for (const s of valid) {
+    const keptIndex: number[] = []
+    for (const [k, s] of valid.entries()) {
       if (!this.knownClusters.has(s.cluster) && !newClusters.has(s.cluster)) {
         if (newClusters.size >= this.newClustersPerAppend) {
-          rejected['too many new clusters'] = (rejected['too many new clusters'] ?? 0) + 1
+          refuse(indexOf[k], 'too many new clusters')
           continue
         }
         newClusters.add(s.cluster)
@@ -479,15 +498,16 @@ export class RedisStore implements Store {
         const member = brokerMember(s.cluster, s.broker)
         if (!this.admitted.has(member) && !newBrokers.has(member)) {
           if (newBrokers.size >= this.newBrokersPerAppend) {
-            rejected['too many new brokers'] = (rejected['too many new brokers'] ?? 0) + 1
+            refuse(indexOf[k], 'too many new brokers')
             continue
           }
           newBrokers.add(member)
         }
       }
       kept.push(s)
+      keptIndex.push(indexOf[k])
     }
-    return kept
+    return { valid: kept, indexOf: keptIndex }
   }
 
   /**

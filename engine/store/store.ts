@@ -10,7 +10,16 @@ export type AppendResult = {
   accepted: number
   /** Rejected signals by reason ("missing name", "invalid at", …); a rejected signal is never half-stored. */
   rejected: Record<string, number>
+  /**
+   * Which signals were refused (their index in the appended array) and why; only when asked for with
+   * `listRefused`, so a writer that batches several callers' signals into one append can answer each
+   * caller for its own (a per-append limit refuses some signals of a batch and stores the rest).
+   */
+  refusals?: { index: number; reason: string }[]
 }
+
+/** How to append. */
+export type AppendOptions = { listRefused?: boolean }
 
 export type SignalQuery = {
   cluster: string
@@ -135,7 +144,7 @@ export type StoredDiagnosis = { at: number; cluster: string; broker: string; rul
 
 export interface Store {
   /** Validates and writes signals; invalid ones are counted by reason, never half-stored. */
-  append(signals: Signal[]): Promise<AppendResult>
+  append(signals: Signal[], opts?: AppendOptions): Promise<AppendResult>
   /** Events and gauge samples in [from, to], sorted by time; facts are returned by `facts`. */
   query(q: SignalQuery): Promise<Signal[]>
   /**
