@@ -15,7 +15,7 @@ export type ConfigChange = { op: 'set'; key: string; value: string } | { op: 're
 /** A parsed command; handlers receive exactly the fields they need. */
 export type Command =
   | { verb: 'help'; topic?: string }
-  | { verb: 'why'; cluster?: string; broker?: string; sinceMs?: number }
+  | { verb: 'why'; cluster?: string; broker?: string; group?: string; sinceMs?: number }
   | { verb: 'status'; cluster?: string }
   | { verb: 'digest'; cluster?: string }
   | { verb: 'rules'; name?: string }
@@ -30,7 +30,7 @@ export type Verb = Command['verb']
 
 /** One usage line per verb; help and every usage error quote these. */
 export const USAGE: Record<Verb, string> = {
-  why: 'why <broker> [since]          ranked causes for a broker (`why` alone in a cluster\'s channel: the cluster\'s answer), e.g. `why 3 2h` or `why prod:3`',
+  why: 'why <broker> [since]          ranked causes for a broker (`why` alone in a cluster\'s channel: the cluster\'s answer), e.g. `why 3 2h` or `why prod:3`; `why group <group> [since]`: a consumer group\'s lag status and its cause',
   status: 'status [cluster]              firing alerts, silences and brokers seen',
   digest: 'digest [cluster]              the daily health digest, now',
   rules: 'rules [name]                  the loaded rules, or one of them',
@@ -72,6 +72,7 @@ export function parseCommand(raw: string): Command {
       if (args.length === 0) return { verb: 'why' }
       const window = args[0] === 'since' || args[0] === '--since' ? args.slice(1) : args
       if (window.length === 1 && DURATION.test(window[0])) return { verb: 'why', sinceMs: parseDuration(window[0], 'why') }
+      if (args[0].toLowerCase() === 'group') return parseWhyGroup(args.slice(1))
       arity('why', args, 1, 3)
       const rest = args[1] === 'since' || args[1] === '--since' ? args.slice(2) : args.slice(1)
       if (rest.length > 1) throw usageError('why', `unexpected '${args[args.length - 1]}'`)
@@ -197,6 +198,19 @@ export function parseDuration(text: string, verb: Verb): number {
 function arity(verb: Verb, args: string[], min: number, max: number): void {
   if (args.length < min) throw usageError(verb, 'missing arguments')
   if (args.length > max) throw usageError(verb, `unexpected '${args.slice(max).join(' ')}'`)
+}
+
+/** Kafka's legal group id characters (as for topics), bounded: anything else is refused before it reaches the store. */
+const GROUP_ID = /^[A-Za-z0-9._-]{1,249}$/
+
+/** `why group [cluster:]<group> [since]`: a consumer group's status and the cause of its lag. */
+function parseWhyGroup(args: string[]): Command {
+  if (args.length === 0) throw usageError('why', 'missing the group: why group <group> [since]')
+  const rest = args[1] === 'since' || args[1] === '--since' ? args.slice(2) : args.slice(1)
+  if (rest.length > 1) throw usageError('why', `unexpected '${args[args.length - 1]}'`)
+  const { cluster, name } = splitCluster(args[0], 'why')
+  if (!GROUP_ID.test(name)) throw usageError('why', `'${args[0]}' is not a consumer group id (letters, digits, '.', '_' and '-')`)
+  return { verb: 'why', cluster, group: name, sinceMs: rest[0] === undefined ? undefined : parseDuration(rest[0], 'why') }
 }
 
 /** The refusal quoting a verb's usage line, e.g. "Missing arguments. Usage: `/kafka why <broker> [since]`". */

@@ -154,9 +154,9 @@ export function deriveConsumerLagStatus(
         slot.parts++
         if (j.status !== 'OK') slot.bad++
       }
-      if (j.status === prev && i !== judged.length - 1) return
-      prev = j.status
-      const labels: Record<string, string> = { group: key.group, topic: key.topic, partition: key.partition, status: j.status }
+      if (j.status + j.rule === prev && i !== judged.length - 1) return
+      prev = j.status + j.rule
+      const labels: Record<string, string> = { group: key.group, topic: key.topic, partition: key.partition, status: j.status, rule: j.rule }
       if (j.leader !== undefined) labels.leader = j.leader
       partitions.push({
         name: PARTITION_STATUS_SERIES,

@@ -33,19 +33,20 @@ export type PartitionVerdict = { status: LagStatus; rule: StatusRule }
 /** Commits Burrow's window holds by default (storage `intervals`). */
 export const DEFAULT_COMMIT_WINDOW = 10
 
-/** Commits a window needs before it is judged on how offsets moved (one commit shows no movement). */
-export const DEFAULT_MIN_COMMITS = 2
+/** Commits a window needs before it is judged at all (Burrow's minimum-complete): two commits a poll apart say nothing yet. */
+export const DEFAULT_MIN_COMMITS = 3
 
 /**
  * The status of one partition at `nowMs`, rule by rule in Burrow's order. `allowedLag` is Burrow's
- * `allowed-lag` (messages of lag still counted as none; default 0). One difference from Burrow: a
- * window of fewer than `minCommits` commits can be STOPPED but is otherwise OK, since a single
- * commit cannot show whether offsets move (Burrow, whose minimum-complete defaults to 0, calls it
- * STALLED).
+ * `allowed-lag` (messages of lag still counted as none; default 0). One difference from Burrow's
+ * defaults: a window of fewer than `minCommits` commits is OK, as Burrow's `minimum-complete` makes
+ * it when set (its default 0 judges a single commit: STOPPED a moment after it, since the window
+ * spans no time, or STALLED).
  */
 export function evaluatePartition(w: PartitionWindow, nowMs: number, allowedLag = 0, minCommits = DEFAULT_MIN_COMMITS): PartitionVerdict {
   const c = w.commits
   if (c.length === 0) return { status: 'OK', rule: 'no-commits' }
+  if (c.length < minCommits) return { status: 'OK', rule: 'too-few-commits' }
   // A partition the group has caught up on is never in error, whatever its history.
   if (w.currentLag <= allowedLag) return { status: 'OK', rule: 'no-current-lag' }
   // 1. Commits stopped: the time since the last commit is longer than the window's commits span.
@@ -55,7 +56,6 @@ export function evaluatePartition(w: PartitionWindow, nowMs: number, allowedLag 
   const last = c[c.length - 1]
   if (nowMs - last.at > last.at - first.at && !recentLagZero(last.offset, w.recentLogEnds)) return { status: 'STOPPED', rule: 'stopped' }
   // 2. The offset went back and has not come back to where it was: a reset, or a rewind after a rebalance.
-  if (c.length < minCommits) return { status: 'OK', rule: 'too-few-commits' }
   const rewind = rewindIndex(c)
   if (rewind > 0 && !rewindRecovered(c, rewind)) return { status: 'REWIND', rule: 'rewind' }
   // 3. Lag was at (or under the allowance) somewhere in the window: the consumer keeps up.

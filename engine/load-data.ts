@@ -4,6 +4,8 @@ import { TickReads, type SignalReader } from './tick-reads.js'
 import { CLUSTER_LOSS_SERIES, CLUSTER_LOSS_WINDOW_MS, deriveClusterLoss, isClusterLossSeries } from './cluster-loss.js'
 import { CONTROLLER_REPORT_FRESH_MS, CONTROLLER_SUM_SERIES, CONTROLLER_SUM_SOURCE, controllerSumOnce, deriveControllerSum, isControllerSumSeries } from './controller-sum.js'
 import { withDerivedSources } from './derived-facts.js'
+import { readConsumerLagStatus } from './consumer-lag-load.js'
+import { isConsumerLagSeries } from './consumer-lag-series.js'
 import { deriveTimeToFull, FILL_FIT_WINDOW_MS, TIME_TO_FULL_SERIES, TIME_TO_FULL_SOURCE } from './disk-time-to-full.js'
 import { latestFacts, mergeSorted } from './eval-data.js'
 import type { EvalData } from './match.js'
@@ -43,6 +45,7 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
   const derived = (seriesNames ?? Object.keys(CLUSTER_LOSS_SERIES)).filter(isClusterLossSeries)
   const controllerSum = seriesNames ? seriesNames.includes(CONTROLLER_SUM_SERIES) : true
   const timeToFull = seriesNames ? seriesNames.includes(TIME_TO_FULL_SERIES) : true
+  const consumerLag = seriesNames ? seriesNames.some(isConsumerLagSeries) : true
   const range = { cluster: req.cluster, from: req.from, to: req.to }
   const reads: Promise<Map<string, Signal[]>>[] = []
   if (!seriesNames || seriesNames.length) {
@@ -63,12 +66,14 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
   const derivedReads = derived.map((name) => readClusterLoss(store, name, req))
   const controllerSumRead = controllerSum ? readControllerSum(store, req) : Promise.resolve([])
   const timeToFullRead = timeToFull ? readTimeToFull(store, req) : Promise.resolve([])
-  const [lists, factLists, derivedLists, controllerSumList, timeToFullList] = await Promise.all([
+  const consumerLagRead = consumerLag ? readConsumerLagStatus(store, req) : Promise.resolve(new Map<string, Signal[]>())
+  const [lists, factLists, derivedLists, controllerSumList, timeToFullList, consumerLagLists] = await Promise.all([
     Promise.all(reads),
     Promise.all(factReads),
     Promise.all(derivedReads),
     controllerSumRead,
     timeToFullRead,
+    consumerLagRead,
   ])
   const series = new Map<string, Signal[]>()
   const facts: Signal[] = []
@@ -100,6 +105,10 @@ export async function loadEvalData(store: SignalReader, req: LoadRequest): Promi
   if (timeToFullList.length) {
     series.set(TIME_TO_FULL_SERIES, timeToFullList)
     signalsRead += timeToFullList.length
+  }
+  for (const [name, list] of consumerLagLists) {
+    series.set(name, list)
+    signalsRead += list.length
   }
   for (const list of factLists) for (const f of list) if (!factNames || factNames.has(f.name)) facts.push(f)
   signalsRead += facts.length

@@ -143,6 +143,14 @@ export const CATALOGUE = {
   'group.rebalance': ev('none', ['group', 'generation'], 'a consumer group began rebalancing ("Preparing to rebalance group g …", generation change)'),
   'group.member_failed': ev('none', ['group', 'member'], 'a group member failed or left ("Member m in group g has failed")'),
   'group.stable': ev('none', ['group', 'generation'], 'a group stabilised at a generation'),
+  // Consumer lag (adapters/consumer-lag: __consumer_offsets and log-end offsets; engine/consumer-lag-series.ts derives the statuses)
+  'group.commit': ev('count', ['group', 'topic', 'partition'], 'a consumer group committed an offset (an offset-commit record of __consumer_offsets, or the admin API\'s committed offsets when the topic cannot be read), at most one per partition per poll interval; value = the committed offset (the next message the group reads); filed on the group\'s coordinator'),
+  'partition.log_end': gauge('count', ['topic', 'partition'], 'a partition\'s log-end offset (admin ListOffsets latest), polled at a steady interval; filed on the partition\'s leader'),
+  'group.lag': gauge('count', ['group', 'topic', 'partition', 'leader'], 'messages a consumer group is behind on a partition: log-end offset minus its committed offset (at least 0), at each log-end poll; filed on the group\'s coordinator, leader = the partition\'s leader'),
+  'group.lag_time': gauge('duration', ['group', 'topic', 'partition', 'leader'], 'how long ago the log end passed the group\'s committed offset, interpolated over the recorded log-end history as kafka-lag-exporter does (lag in seconds); 0 when caught up'),
+  'group.members': gauge('count', ['group', 'state', 'generation'], 'members of a consumer group (its last group-metadata record in __consumer_offsets, or describeGroups); state = Stable | Empty | Dead | …'),
+  'group.partition_status': ev('count', ['group', 'topic', 'partition', 'status', 'rule', 'leader'], 'derived: Burrow\'s evaluation of a group on a partition over its last 10 commits: status = OK | WARNING (offsets move, lag never goes down) | STALLED (the same offset committed while lag) | STOPPED (commits stopped while lag) | REWIND (the offset went back); rule = which of Burrow\'s rules decided it; value = lag in messages; kept at a range\'s start, at each change and at its end'),
+  'group.status': ev('count', ['group', 'status', 'partitions'], 'derived: a consumer group\'s worst partition status (group.partition_status); partitions = how many are not OK; value = total lag in messages'),
   // Request processing
   'request_handler.idle': gauge('ratio', [], 'request handler average idle ratio (JMX)'),
   'request.total_time_p99': gauge('duration', ['request'], '99th percentile of a request\'s time on the broker, arrival to response sent (JMX RequestMetrics TotalTimeMs); request = Produce | FetchConsumer | FetchFollower'),

@@ -8,6 +8,7 @@ import { usageError } from '../parse-command.js'
 import { renderClusterDiagnosis } from '../render/cluster-diagnosis.js'
 import { renderDiagnosis } from '../render/diagnosis.js'
 import { knownBrokers, resolveCluster } from './shared.js'
+import { whyGroup } from './why-group.js'
 
 /** Window `why` looks back over when no `since` is given: a day covers any incident still being worked. */
 export const DEFAULT_WHY_WINDOW_MS = 24 * 3_600_000
@@ -17,7 +18,8 @@ export const DEFAULT_WHY_WINDOW_MS = 24 * 3_600_000
  * cluster's channel, the cluster's answer: an incident is a cluster event, and the channel's first
  * question is which broker is the sick one.
  */
-export async function why(ctx: BotContext, req: CommandRequest, args: { cluster?: string; broker?: string; sinceMs?: number }): Promise<BotMessage> {
+export async function why(ctx: BotContext, req: CommandRequest, args: { cluster?: string; broker?: string; group?: string; sinceMs?: number }): Promise<BotMessage> {
+  if (args.group !== undefined) return whyGroup(ctx, req, { cluster: args.cluster, group: args.group, sinceMs: args.sinceMs })
   if (args.broker === undefined) {
     const mapped = ctx.config.clusters.find((c) => c.channel === req.channel)
     // Outside a cluster's channel there is no cluster to assume: the usage line, as before.

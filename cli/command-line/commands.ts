@@ -34,6 +34,7 @@ export const WHY_OPTIONS = {
   tz: TZ,
   rules: RULES,
   cluster: { ...CLUSTER, description: "the broker's cluster, when the store knows several" },
+  group: { flags: '--group <group>', description: "a consumer group instead of a broker: its status by Burrow's rules and the ranked cause of its lag" },
   verbose: { ...VERBOSE, description: 'everything: scores, every evidence line and consequence, near-miss evidence' },
   json: { ...JSON_OUTPUT, description: 'the Diagnosis as JSON' },
   store: REPLAY_INTO_STORE,

@@ -14,6 +14,7 @@ import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
 import { checkZone, DEFAULT_REPLAY_HELD, describeIngest, ingestSources, readBrokerId, readBrokerPaths, type IngestResult } from './replay.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
+import { answerGroup } from './why-group.js'
 
 /** The command as the command line runs it (tests, scripts): parses argv, then the body. */
 export const run = (argv: string[]): Promise<number> => runCommand('why', argv)
@@ -31,8 +32,9 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
   const perPath = readBrokerPaths(options.broker)
   checkZone(options.tz)
   const replay = [...options.replay.flatMap((p) => p.split(',')).filter(Boolean), ...perPath.keys()]
-  if (asked === undefined && replay.length === 0 && options.cluster === undefined) {
-    throw new UsageError('why needs a broker, e.g. kafka-why why 3, a cluster (kafka-why why --cluster prod), or logs to read (kafka-why why --replay /var/log/kafka)')
+  if (asked !== undefined && options.group !== undefined) throw new UsageError('why takes a broker or --group, not both')
+  if (asked === undefined && replay.length === 0 && options.cluster === undefined && options.group === undefined) {
+    throw new UsageError('why needs a broker, e.g. kafka-why why 3, a cluster (kafka-why why --cluster prod), a consumer group (kafka-why why --group billing), or logs to read (kafka-why why --replay /var/log/kafka)')
   }
   return withRulesAndStore(options.rules, async (rules, store) => {
     let window: { from: number; to: number } | undefined
@@ -55,6 +57,10 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
       for (const times of ingest.times.values()) {
         for (const t of times) window = window ? { from: Math.min(window.from, t), to: Math.max(window.to, t) } : { from: t, to: t }
       }
+      if (options.group !== undefined) {
+        const to = at !== undefined && window ? Math.min(at, window.to) : (window?.to ?? Date.now())
+        return answerGroup(rules, store, { group: options.group, cluster: options.cluster, from: window?.from, to, sinceMs, json: options.json, verbose: options.verbose })
+      }
       if (broker === undefined) {
         const found = [...ingest.brokers].flatMap(([c, set]) => [...set].map((b) => ({ cluster: c, broker: b })))
         if (found.length === 0) return reportNothingAbnormal(ingest, window, options.json)
@@ -73,6 +79,7 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
         return reportNothingAbnormal(ingest, window, options.json)
       }
     }
+    if (options.group !== undefined) return answerGroup(rules, store, { group: options.group, cluster: options.cluster, to: at ?? Date.now(), sinceMs, json: options.json, verbose: options.verbose })
     if (broker === undefined) {
       // --cluster without a broker: the cluster's answer over the store.
       const to = at ?? Date.now()
