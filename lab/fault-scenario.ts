@@ -6,7 +6,7 @@ import { clusterFilesTable, LAB_CLUSTER_NAME, measuredTable, readConfigFacts, Sc
 import { startJavaTool } from './java-tool.js'
 import type { ManagedProcess } from './managed-process.js'
 import type { Signal } from '../signals/signal.js'
-import type { ScenarioContext, ScenarioExpectation, ScenarioOutcome } from './scenario.js'
+import { startWatching, type ScenarioContext, type ScenarioExpectation, type ScenarioOutcome } from './scenario.js'
 import { RssSampler } from './rss-sampler.js'
 import { activeKraftController, createTopic } from './session-stall.js'
 import { waitFor } from './wait-for.js'
@@ -150,6 +150,8 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
     cluster = await startCluster({ heapMb: 320, ...spec.cluster, brokers: spec.brokers, mode, dir: ctx.workDir })
     const clientsDir = join(ctx.workDir, 'clients')
     mkdirSync(clientsDir, { recursive: true })
+    // With --live, serve and its bot start watching now, beside the warm-up, and are ready before the fault.
+    const watching = startWatching(ctx, cluster, spec.expect)
     await ensureTopic(cluster, spec)
     const controller = mode === 'zk' ? await zkController(cluster) : activeKraftController(cluster)
     const targetId = spec.pickTarget?.(cluster, controller) ?? cluster.brokers.find((b) => b.id !== controller)?.id ?? 1
@@ -164,6 +166,7 @@ export async function runFaultScenario(ctx: ScenarioContext, spec: FaultScenario
     rss.start()
     await sleep(spec.warmupMs)
     const facts = await readConfigFacts(cluster, [spec.topic.name], Date.now())
+    await watching()
     env.faultAt = Date.now()
     ctx.log(`controller is broker ${controller}; injecting the fault on broker ${target.id}`)
     const undo = await spec.inject(env)

@@ -11,8 +11,8 @@ import { waitFor } from './wait-for.js'
 
 /**
  * `serve` watching a lab cluster, as the lab's live measurements run it: the generated config (every
- * broker's server.log and gc.log followed from their end, every exporter scraped, the admin API
- * polled, the alert loop with serve's defaults unless told otherwise, and optionally the Slack bot
+ * broker's server.log, gc.log and controller.log and ZooKeeper's log followed from their end, every
+ * exporter scraped every 2 s, each broker's process read from /proc, the admin API polled, the alert loop with serve's defaults unless told otherwise, and optionally the Slack bot
  * with the cluster's channel), the child process with its readiness, and a poller on serve's Redis
  * key prefix that notes when each signal and each firing alert first shows up in the store.
  */
@@ -30,17 +30,32 @@ export type LabServeConfig = {
   build: string
   /** The bot's section: the lab cluster's alerts go to `channel`; its HTTP receiver listens on `listenPort`. */
   bot?: { channel: string; listenPort: number }
+  /** Each broker's pid file, for serve to read its process from /proc (state, CPU time, gone). */
+  pidFiles?: Record<number, string>
 }
+
+/**
+ * Scrapes every 2 s with a 1.5 s timeout, as the lab's recorder does: a frozen broker's exporter is
+ * seen silent within seconds (production's 15 s/10 s would see it 10-25 s into the freeze).
+ */
+export const LAB_SCRAPE = { interval: '2s', timeout: '1500ms' } as const
+/** How often serve reads each lab broker's /proc. */
+export const LAB_PROCESS_INTERVAL = '1s'
 
 /** The kafka-why.yaml that makes `serve` watch the lab cluster (and, with `bot`, post its alerts to a channel). */
 export function labServeConfig(c: LabServeConfig): string {
   const { cluster } = c
   const eng = Object.entries(c.engine ?? {}).map(([k, v]) => `${k}: ${v}`)
   const brokers = cluster.bootstrap.split(',')
+  // Besides each broker's own logs: the ZooKeeper-mode controller's decisions (controller.log: which
+  // broker it dropped) and the ZooKeeper server's (whose sessions it expired), the outside view.
   const logs = cluster.brokers.flatMap((b) => [
     `        - { broker: "${b.id}", path: "${b.serverLog}" }`,
     `        - { broker: "${b.id}", path: "${b.gcLog}" }`,
+    ...(cluster.mode === 'zk' ? [`        - { broker: "${b.id}", path: "${join(b.logDir, 'controller.log')}" }`] : []),
   ])
+  if (cluster.zookeeper) logs.push(`        - { path: "${join(cluster.zookeeper.logDir, 'server.log')}" }`)
+  const processes = Object.entries(c.pidFiles ?? {}).map(([id, file]) => `        - { broker: "${id}", pid: "${file}", interval: ${LAB_PROCESS_INTERVAL} }`)
   const targets = cluster.brokers.filter((b) => b.exporterPort !== undefined).map((b) => `          - { broker: "${b.id}", url: "http://127.0.0.1:${b.exporterPort}/metrics" }`)
   const bot = c.bot
     ? [
@@ -60,9 +75,10 @@ export function labServeConfig(c: LabServeConfig): string {
     '  clusters:',
     `    ${LAB_CLUSTER_NAME}:`,
     `      admin: { brokers: [${brokers.join(', ')}] }`,
-    ...(targets.length ? ['      scrape:', '        targets:', ...targets] : []),
+    ...(targets.length ? ['      scrape:', `        interval: ${LAB_SCRAPE.interval}`, `        timeout: ${LAB_SCRAPE.timeout}`, '        targets:', ...targets] : []),
     '      logs:',
     ...logs,
+    ...(processes.length ? ['      processes:', ...processes] : []),
     `rules: ["${join(c.build, 'rules')}"]`,
     '',
   ].join('\n')

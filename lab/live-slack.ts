@@ -24,6 +24,13 @@ import { SlackStandIn, type RecordedCall } from './slack-stand-in.js'
 
 /** The channel the lab cluster's alerts go to. */
 export const LIVE_CHANNEL = 'CLAB00001'
+/**
+ * The rules that name a broker from outside (rules/outside.rules) before its own evidence names the
+ * mechanism: a message naming one is the run's first message, and the message naming the scenario's
+ * cause (an edit of it, or a post) is timed as the mechanism named.
+ */
+export const OUTSIDE_RULES = ['broker_stopped_responding', 'broker_process_stopped', 'broker_process_gone'] as const
+
 /** serve's defaults, stated so the table says what it measured. */
 export const SERVE_ENGINE_DEFAULTS = 'tick 1s, lag 0s, settle 2s'
 
@@ -62,6 +69,9 @@ export type LiveSlackResult = {
   method?: string
   /** When the cause was first named by an early warning: when a message named the failure itself. */
   failurePostedAt?: number
+  /** The rule that named the failure (the mechanism), and the newest signal of its match by the broker's own clock. */
+  failureRule?: string
+  failureEvidenceAt?: number
   /** Slack Web API calls the bot made during the run, and what the stand-in found wrong in any of them. */
   calls: number
   problems: string[]
@@ -100,6 +110,8 @@ export class LiveSlackWatch {
   /** Each followed log file's size over time (a sample whenever it changed), to tell when a line was written. */
   private readonly growth = new Map<string, { at: number; size: number }[]>()
   private sampler?: NodeJS.Timeout
+  /** The pid last written to each broker's pid file. */
+  private readonly pids = new Map<number, number>()
 
   constructor(private readonly opts: LiveSlackOptions = {}) {
     this.redisUrl = opts.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -109,20 +121,33 @@ export class LiveSlackWatch {
   /** The scenario's ctx.watch: starts the stand-in and serve on the running cluster. */
   readonly watch = async (cluster: LabCluster, expect: ScenarioExpectation): Promise<void> => {
     if (!expect.topRule) throw new Error('a healthy control names no cause: nothing for --live to wait for')
-    this.warnings = expect.warnsFirst ?? []
-    this.expected = [expect.topRule, ...(expect.alsoTop ?? []), ...this.warnings]
+    const named = [expect.topRule, ...(expect.alsoTop ?? [])]
+    this.warnings = [...(expect.warnsFirst ?? []), ...OUTSIDE_RULES.filter((id) => !named.includes(id))]
+    this.expected = [...named, ...this.warnings]
     const build = resolve(REPO_DIR)
     const { rules } = await loadRules([join(build, 'rules')])
     for (const r of rules) if (this.expected.includes(r.id)) this.observed.set(r.id, observedSignalsOfRule(r))
     const missing = this.expected.filter((id) => !this.observed.has(id))
     if (missing.length === this.expected.length) throw new Error(`no rule ${missing.join(', ')} in ${join(build, 'rules')}`)
-    for (const b of cluster.brokers) for (const f of [b.serverLog, b.gcLog]) this.growth.set(f, [])
-    this.sampler = setInterval(() => this.sampleSizes(), 100)
+    for (const b of cluster.brokers) for (const f of [b.serverLog, b.gcLog, join(b.logDir, 'controller.log')]) this.growth.set(f, [])
+    // serve reads each broker's process through a pid file, kept current across a restart.
+    const pidFiles = Object.fromEntries(cluster.brokers.map((b) => [b.id, join(this.dir, `broker-${b.id}.pid`)]))
+    const writePids = () => {
+      for (const b of cluster.brokers) if (b.pid > 0 && this.pids.get(b.id) !== b.pid) {
+        writeFileSync(pidFiles[b.id], `${b.pid}\n`)
+        this.pids.set(b.id, b.pid)
+      }
+    }
+    writePids()
+    this.sampler = setInterval(() => {
+      this.sampleSizes()
+      writePids()
+    }, 100)
     await this.slack.start()
     const listenPort = await freePort()
     const botPort = await freePort()
     const config = join(this.dir, 'kafka-why.yaml')
-    writeFileSync(config, labServeConfig({ cluster, listenPort, engine: this.opts.engine, build, bot: { channel: LIVE_CHANNEL, listenPort: botPort } }))
+    writeFileSync(config, labServeConfig({ cluster, listenPort, engine: this.opts.engine, build, bot: { channel: LIVE_CHANNEL, listenPort: botPort }, pidFiles }))
     this.serve = await startServe({
       build,
       config,
@@ -174,9 +199,19 @@ export class LiveSlackWatch {
     result.postedAt = call.at
     result.method = call.method
     const failure = this.expected.filter((id) => !this.warnings.includes(id))
-    if (this.warnings.length && !namesCause(call, failure)) {
+    let failureCall = namesCause(call, failure) ? call : undefined
+    if (this.warnings.length && !failureCall) {
       // Named early, by a warning: the failure's own message is timed too, up to the same deadline.
-      result.failurePostedAt = (await awaitNaming(failure))?.at
+      failureCall = await awaitNaming(failure)
+      result.failurePostedAt = failureCall?.at
+    }
+    if (failureCall) {
+      // The alert that named the mechanism, and when its own evidence happened: the broker's line.
+      const until = Date.now() + 2_000
+      const named = () => [...(this.watcher?.alerts.values() ?? [])].filter((a) => failure.includes(a.first.ruleId)).sort((a, b) => a.at - b.at)[0]
+      while (!named() && Date.now() < until) await sleep(100)
+      result.failureRule = named()?.first.ruleId
+      result.failureEvidenceAt = named()?.first.evidenceAt
     }
     // The poller samples the store every 100 ms: give it a moment to have seen the alert.
     const blob = JSON.stringify(call.args)
@@ -289,6 +324,9 @@ export async function measureLiveSlack(scenario: string, runs: number, opts: Liv
   return results
 }
 
+/** When a message named the mechanism: the failure's own message, or the first one when it named it. */
+const mechanismPostedAt = (r: LiveSlackResult) => r.failurePostedAt ?? (r.failureRule !== undefined ? r.postedAt : undefined)
+
 const sec = (ms: number | undefined) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`)
 const leg = (to: number | undefined, from: number | undefined) => (to === undefined || from === undefined ? undefined : to - from)
 
@@ -296,12 +334,13 @@ const leg = (to: number | undefined, from: number | undefined) => (to === undefi
 export function describeLiveResult(r: LiveSlackResult): string {
   if (r.postedAt === undefined) return r.note ?? 'no message'
   const failure = r.failurePostedAt === undefined ? '' : `; the failure itself named ${sec(leg(r.failurePostedAt, r.faultAt))} after the fault`
-  return `${r.rule ?? '?'} on broker ${r.broker ?? '-'}: fault → Slack ${sec(leg(r.postedAt, r.faultAt))}${failure} (evidence ${sec(leg(r.evidenceAt, r.faultAt))}, stored ${sec(leg(r.storedAt, r.evidenceAt))} of which in the file ${sec(leg(r.writtenAt, r.evidenceAt))}, alert ${sec(leg(r.alertAt, r.storedAt))}, posted ${sec(leg(r.postedAt, r.alertAt))}); ${r.calls} Slack calls, ${r.problems.length} invalid`
+  const mechanism = r.failureRule === undefined ? '' : `; mechanism ${r.failureRule} named ${sec(leg(mechanismPostedAt(r), r.failureEvidenceAt))} after its own evidence`
+  return `${r.rule ?? '?'} on broker ${r.broker ?? '-'}: fault → Slack ${sec(leg(r.postedAt, r.faultAt))}${failure} (evidence ${sec(leg(r.evidenceAt, r.faultAt))}, stored ${sec(leg(r.storedAt, r.evidenceAt))} of which in the file ${sec(leg(r.writtenAt, r.evidenceAt))}, alert ${sec(leg(r.alertAt, r.storedAt))}, posted ${sec(leg(r.postedAt, r.alertAt))})${mechanism}; ${r.calls} Slack calls, ${r.problems.length} invalid`
 }
 
 /** The table `lab <scenario> --live` prints: one row per run, then p50 and worst of fault → Slack per scenario. */
 export function liveSlackTable(results: LiveSlackResult[]): string {
-  const head = ['scenario', 'run', 'cause named', 'fault→evidence', 'evidence→stored', '(→in file)', 'stored→alert', 'alert→posted', 'fault→Slack', 'failure named', 'invalid']
+  const head = ['scenario', 'run', 'cause named', 'fault→evidence', 'evidence→stored', '(→in file)', 'stored→alert', 'alert→posted', 'fault→Slack', 'failure named', 'mechanism', 'its evidence→Slack', 'invalid']
   const rows = results.map((r) => [
     r.scenario,
     String(r.run),
@@ -313,6 +352,8 @@ export function liveSlackTable(results: LiveSlackResult[]): string {
     sec(leg(r.postedAt, r.alertAt)),
     sec(leg(r.postedAt, r.faultAt)),
     sec(leg(r.failurePostedAt, r.faultAt)),
+    r.failureRule ?? '–',
+    sec(leg(mechanismPostedAt(r), r.failureEvidenceAt)),
     String(r.problems.length),
   ])
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (i === 2 ? Math.min(row[i].length, 40) : row[i].length))))
@@ -322,10 +363,13 @@ export function liveSlackTable(results: LiveSlackResult[]): string {
     const rs = results.filter((r) => r.scenario === name)
     const totals = rs.map((r) => leg(r.postedAt, r.faultAt)).filter((x): x is number => x !== undefined)
     const p50 = (f: (r: LiveSlackResult) => number | undefined) => sec(median(rs.map(f)))
-    const failures = rs.map((r) => leg(r.failurePostedAt, r.faultAt)).filter((x): x is number => x !== undefined)
-    const failure = failures.length ? `; named first by a warning, the failure itself p50 ${sec(median(failures))}, worst ${sec(Math.max(...failures))}` : ''
+    const failures = rs.map((r) => leg(mechanismPostedAt(r), r.faultAt)).filter((x): x is number => x !== undefined)
+    const ownLag = rs.map((r) => leg(mechanismPostedAt(r), r.failureEvidenceAt)).filter((x): x is number => x !== undefined)
+    const failure = failures.length
+      ? `; the mechanism named p50 ${sec(median(failures))}, worst ${sec(Math.max(...failures))} after the fault, p50 ${sec(median(ownLag))}, worst ${sec(ownLag.length ? Math.max(...ownLag) : undefined)} after the broker's own evidence`
+      : ''
     out.push(
-      `${name}: ${totals.length} of ${rs.length} runs named the cause; fault → Slack p50 ${sec(median(totals))}, worst ${sec(totals.length ? Math.max(...totals) : undefined)}${failure}` +
+      `${name}: ${totals.length} of ${rs.length} runs named the cause; fault → first Slack message p50 ${sec(median(totals))}, worst ${sec(totals.length ? Math.max(...totals) : undefined)}${failure}` +
         ` (p50 legs: evidence ${p50((r) => leg(r.evidenceAt, r.faultAt))}, stored ${p50((r) => leg(r.storedAt, r.evidenceAt))}, alert ${p50((r) => leg(r.alertAt, r.storedAt))}, posted ${p50((r) => leg(r.postedAt, r.alertAt))}); serve ${SERVE_ENGINE_DEFAULTS} unless told otherwise`,
     )
   }

@@ -109,7 +109,8 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
       ? { topRule: 'stw_pause_kraft_fencing', absentRules: ['zk_session_expiry_no_pause', 'stw_pause_session_expiry'] }
       : kind === 'safepoint'
         ? { topRule: 'stw_pause_session_expiry', absentRules: ['zk_session_expiry_no_pause'] }
-        : { topRule: 'zk_session_expiry_no_pause', absentRules: ['stw_pause_session_expiry', 'stw_total_session_expiry', 'gc_pause_session_expiry'] }
+        : // Read from /proc (serve's processes, with --live), the stopped process names the freeze itself.
+          { topRule: 'zk_session_expiry_no_pause', alsoTop: ['broker_process_stopped'], absentRules: ['stw_pause_session_expiry', 'stw_total_session_expiry', 'gc_pause_session_expiry'] }
   const recorder = new ScrapeRecorder(cluster)
   const clientsDir = join(ctx.workDir, 'clients')
   let producer: ReturnType<typeof startJavaTool> | undefined

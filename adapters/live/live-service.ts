@@ -10,6 +10,7 @@ import type { Signal } from '../../signals/signal.js'
 import { AdminPoller } from '../admin/admin-poller.js'
 import { KafkaAdmin } from '../admin/kafka-admin.js'
 import { consumeSignalsTopic, type SignalsTopicConsumer } from '../admin/signals-topic.js'
+import { newsFilter, type NewsFilter } from '../../engine/news.js'
 import { HostAgent } from '../agent/host-agent.js'
 import type { Tail } from '../logs/tail.js'
 import { tailLogFile } from '../logs/tail.js'
@@ -86,6 +87,12 @@ export const STORE_OUTAGE_REREAD_MS = 10_000
  * live replica's slow post is not doubled; a dead replica's alert reaches Slack this much later.
  */
 export const REDELIVER_UNPOSTED_MS = 120_000
+
+/**
+ * The soonest a tick follows the previous one's start when news wakes the loop (engine/news.ts): a
+ * burst of news (a broker's failure logged in a dozen lines) is evaluated in a few ticks, not a dozen.
+ */
+export const NEWS_MIN_GAP_MS = 200
 
 /**
  * Starts everything `config` names; resolves once the listener is up. Store settings that can never
@@ -169,9 +176,16 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
    * a broker look stale); log tails wait, so a file offset is saved only once its signals are stored.
    */
   const sink = (source: string, wait = false) => async (signals: Signal[]) => {
-    const pending = writer.write(signals).then((o) => account(source, o))
+    const pending = writer.write(signals).then((o) => {
+      account(source, o)
+      // Stored news (a signal that could complete a rule's match) is evaluated now, not at the next tick.
+      if (o.accepted && isNews && signals.some(isNews)) onNews()
+    })
     if (wait) await pending
   }
+  /** Set once the rules are loaded: which signals wake the alert loop early (engine/news.ts). */
+  let isNews: NewsFilter | undefined
+  let onNews: () => void = () => undefined
 
   // Prometheus scrape targets, all on one loop with a schedule and backoff each.
   const targets = config.clusters.flatMap((c) => c.scrape.map((t) => ({ ...t, cluster: c.name })))
@@ -384,10 +398,27 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
       // to whichever replica ticks after this long.
       redeliverUnpostedMs: bot ? REDELIVER_UNPOSTED_MS : 0,
     })
+    // One tick at a time, every tickMs after the last one ends; news brings the next one forward, to
+    // no sooner than NEWS_MIN_GAP_MS after the last one started, so a burst of news costs a few ticks.
+    let next: NodeJS.Timeout | undefined
+    let nextAt = Infinity
+    let running = false
+    let woken = false
+    let lastStartedAt = -Infinity
     const tick = (delayMs: number) => {
       if (stopping) return
+      if (next) {
+        clearTimeout(next)
+        timers.delete(next)
+      }
+      nextAt = Date.now() + delayMs
       const t = setTimeout(() => {
         timers.delete(t)
+        next = undefined
+        nextAt = Infinity
+        running = true
+        woken = false
+        lastStartedAt = Date.now()
         const at = now()
         const t0 = performance.now()
         const p = engine
@@ -412,13 +443,26 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
           })
           // A held match due before the next tick is fired on time rather than up to a tick late.
           .finally(() => {
+            running = false
             const settle = engine.nextSettleAt()
-            tick(settle === undefined ? config.engine.tickMs : Math.max(0, Math.min(config.engine.tickMs, settle - now())))
+            const regular = settle === undefined ? config.engine.tickMs : Math.max(0, Math.min(config.engine.tickMs, settle - now()))
+            tick(woken ? Math.min(regular, Math.max(0, lastStartedAt + NEWS_MIN_GAP_MS - Date.now())) : regular)
           })
         inFlight.add(p)
         void p.finally(() => inFlight.delete(p))
       }, delayMs)
+      next = t
       timers.add(t)
+    }
+    isNews = newsFilter(loaded.rules)
+    onNews = () => {
+      if (stopping) return
+      if (running) {
+        woken = true
+        return
+      }
+      const delay = Math.max(0, lastStartedAt + NEWS_MIN_GAP_MS - Date.now())
+      if (Date.now() + delay < nextAt) tick(delay)
     }
     tick(0)
   }

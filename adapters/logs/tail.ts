@@ -1,3 +1,4 @@
+import { watch, type FSWatcher } from 'node:fs'
 import { mkdir, open, readFile, rename, stat, writeFile, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { Signal } from '../../signals/signal.js'
@@ -21,10 +22,11 @@ export type TailOptions = {
   fromEnd?: boolean
   pollMs?: number
   /**
-   * A pending multi-line record is emitted after the file is quiet this long (default 500 ms). log4j
-   * and the JVM's unified logging write a record with its stack trace in one go, so a record whose
-   * continuation has not come after two polls is complete; waiting longer only delays the last line
-   * before a silence, which is the line a frozen or failing broker leaves.
+   * A pending multi-line record is emitted after the file is quiet this long (default 150 ms). log4j
+   * and the JVM's unified logging write a record with its stack trace in one go (one flush of the
+   * appender's buffer), so a record whose continuation has not come within a moment is complete;
+   * waiting longer only delays the last line before a silence, which is the line a frozen or failing
+   * broker leaves.
    */
   flushAfterMs?: number
   /** A last line still without its newline is taken as complete after the file is quiet this long. */
@@ -61,17 +63,48 @@ async function saveOffset(file: string, saved: Saved): Promise<void> {
   await rename(tmp, file)
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+const sleep = (ms: number, signal?: AbortSignal, wake?: Wake) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve()
     const t = setTimeout(done, ms)
     function done() {
       clearTimeout(t)
       signal?.removeEventListener('abort', done)
+      if (wake) wake.waiter = undefined
       resolve()
     }
     signal?.addEventListener('abort', done, { once: true })
+    if (wake) {
+      if (wake.changed) {
+        wake.changed = false
+        return done()
+      }
+      wake.waiter = done
+    }
   })
+
+/**
+ * The kernel's word that the followed file changed (inotify), so a written line is read at once
+ * instead of at the next poll; polling stays for what a watch misses (rotation, NFS, a watch limit).
+ */
+type Wake = { waiter?: () => void; changed: boolean; watcher?: FSWatcher }
+
+function watchFile(file: string, wake: Wake): void {
+  wake.watcher?.close()
+  wake.watcher = undefined
+  try {
+    wake.watcher = watch(file, { persistent: false }, () => {
+      if (wake.waiter) wake.waiter()
+      else wake.changed = true
+    })
+    wake.watcher.on('error', () => {
+      wake.watcher?.close()
+      wake.watcher = undefined
+    })
+  } catch {
+    // no watch (a limit reached, a file system without inotify): the poll alone reads it
+  }
+}
 
 /** Lines after which a followed file's format is decided even when no line has settled it. */
 const EARLY_SAMPLE_LINES = 20
@@ -99,7 +132,8 @@ export function tailLogFile(cfg: LogSourceConfig, file: string, opts: TailOption
   const ctrl = new AbortController()
   const signal = opts.signal ? AbortSignal.any([opts.signal, ctrl.signal]) : ctrl.signal
   const pollMs = opts.pollMs ?? 250
-  const flushAfterMs = opts.flushAfterMs ?? 500
+  const flushAfterMs = opts.flushAfterMs ?? 150
+  const wake: Wake = { changed: false }
   const maxPartial = opts.maxPartialBytes ?? 8 * 1024 * 1024
   const partialAfterMs = opts.partialAfterMs ?? 30_000
   const finished = emptyStats()
@@ -147,6 +181,7 @@ export function tailLogFile(cfg: LogSourceConfig, file: string, opts: TailOption
   let openedOnce = false
   const openCurrent = async (resume?: Saved) => {
     handle = await open(file, 'r')
+    watchFile(file, wake)
     const st = await handle.stat()
     ino = st.ino
     held = Buffer.alloc(0)
@@ -244,8 +279,11 @@ export function tailLogFile(cfg: LogSourceConfig, file: string, opts: TailOption
         await handle?.close().catch(() => undefined)
         handle = undefined
       }
-      await sleep(pollMs, signal)
+      // A record waiting for its continuation is looked at again when its quiet time is up.
+      const pendingIn = parser.hasPending() ? Math.max(10, lastData + flushAfterMs - Date.now()) : pollMs
+      await sleep(Math.min(pollMs, pendingIn), signal, wake)
     }
+    wake.watcher?.close()
     await handle?.close().catch(() => undefined)
   }
 

@@ -16,6 +16,7 @@ export const scenario: Scenario = {
   name: 'broker-kill',
   summary: `kill -9 of the active controller of 3 ZooKeeper-mode brokers under acks=all load, restarted ${DOWN_MS / 1000} s later into log recovery`,
   needs: { seconds: 160, memoryMb: 1_000, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  watchable: true,
   run: (ctx) => {
     let downForMs = 0
     return runFaultScenario(ctx, {

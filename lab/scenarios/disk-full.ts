@@ -40,6 +40,7 @@ export const scenario: Scenario = {
   name: 'disk-full',
   summary: `broker ${BROKER}'s log dir on a ${VOLUME_MB} MiB tmpfs, filled to ENOSPC by a ballast file under acks=all load: the log dir fails and the broker shuts down`,
   needs: { seconds: 85, memoryMb: 1_300, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  watchable: true,
   requires: 'root (tmpfs mount)',
   unavailable: tmpfsUnavailable,
   run: (ctx) =>

@@ -18,6 +18,7 @@ export const scenario: Scenario = {
   name: 'zk-partition',
   summary: `broker ${BROKER}'s packets to ZooKeeper dropped for ${CUT_MS / 1000} s (longer than its ${SESSION_TIMEOUT_MS / 1000} s session), then healed: a session expiry from the network, no pause`,
   needs: { seconds: 140, memoryMb: 900, ports: 'ZooKeeper 1, brokers 3, exporters 3 (dynamic, 127.0.0.1)' },
+  watchable: true,
   ...USER_TRAFFIC_FAULT,
   run: (ctx) => {
     let cutForMs = 0
