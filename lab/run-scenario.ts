@@ -50,6 +50,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   'handler-saturation': () => import('./scenarios/handler-saturation.js'),
   'disk-filling': () => import('./scenarios/disk-filling.js'),
   'log-dir-offline': () => import('./scenarios/log-dir-offline.js'),
+  'kraft-no-controller': () => import('./scenarios/kraft-no-controller.js'),
 }
 
 /** The file in a lab incident that says which broker to diagnose and what the diagnosis must be. */
