@@ -82,8 +82,8 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
     }
   }
 
-  // `gc.pause > 33% of zk.session_timeout_limit`: the named fact must exist, be a fact, and share the
-  // left side's unit; the share must be a percentage.
+  // `gc.pause > 33% of zk.session_timeout_limit`: the named fact (or gauge) must exist, not be an
+  // event, and share the left side's unit; the share must be a percentage.
   const factComparison = (cmp: Comparison, left: CatalogueEntry | undefined, subject: string) => {
     const ref = cmp.of!
     const entry = lookupSignal(ref.signal)
@@ -94,7 +94,8 @@ export function checkRule(rule: Rule, out: Diagnostic[], options: CheckOptions =
       out.push(diagnostic('DSL012', `unknown signal '${ref.signal}'`, ref.span, { hint: near ? `did you mean '${near}'?` : 'facts are listed in signals/catalogue.ts', suggestion: near }))
       return
     }
-    if (entry.kind !== 'fact') {
+    // A gauge is read at each compared sample's time with its labels (the share of a request's total).
+    if (entry.kind === 'event') {
       out.push(
         diagnostic('DSL029', `${subject} is compared with ${ref.signal}, ${entry.kind === 'event' ? 'an' : 'a'} ${entry.kind}; only a fact has one value to compare with`, ref.span, {
           hint: entry.kind === 'event' ? `relate two events in time instead: ${subject} within 5s of ${ref.signal}` : 'compare with a fact (config.*, broker.version, a *_limit) or a literal such as 2s',

@@ -2,7 +2,7 @@ import type { StreamCond } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { labelKey } from './eval-data.js'
 import { factsOf } from './derived-facts.js'
-import { compareAt, factAt } from './fact-compare.js'
+import { compareAt, factAt, gaugeAt } from './fact-compare.js'
 import { atomFilter, moreTelling } from './filter.js'
 import { lookupSignal } from '../signals/catalogue.js'
 import type { EvalData, EvalWindow, Match, MatchValue } from './match.js'
@@ -23,8 +23,8 @@ export function evaluateStream(cond: StreamCond, data: EvalData, window: EvalWin
   for (const s of series) {
     if (s.at > window.to) break
     if (!keep(s)) continue
-    if (cond.compare && !compareAt(s.value, cond.compare, data, s.at)) continue
-    out.push(cond.compare?.of ? withFactValue(pointMatch(s), cond.compare.of.signal, data, s.at) : pointMatch(s))
+    if (cond.compare && !compareAt(s.value, cond.compare, data, s.at, s.labels)) continue
+    out.push(cond.compare?.of ? withFactValue(pointMatch(s), cond.compare.of.signal, data, s.at, s.labels) : pointMatch(s))
   }
   return out
 }
@@ -49,8 +49,8 @@ export function pointMatch(s: Signal): Match {
 }
 
 /** The fact a comparison read, as a value the rule's text can name: `{zk.session_timeout_limit}`. */
-function withFactValue(m: Match, fact: string, data: EvalData, t: number): Match {
-  const f = factAt(data, fact, t)
+function withFactValue(m: Match, fact: string, data: EvalData, t: number, labels?: Readonly<Record<string, string>>): Match {
+  const f = signalKind(fact) === 'gauge' ? gaugeAt(data, fact, t, labels) : factAt(data, fact, t)
   if (f?.value !== undefined) m.values[fact] = { value: f.value, dimension: signalDimension(fact) }
   return m
 }
@@ -69,7 +69,7 @@ function evaluateFact(cond: StreamCond, data: EvalData, window: EvalWindow): Mat
   const out: Match[] = []
   for (const f of factsOf(data)) {
     if (f.name !== cond.atom.signal || f.at > window.now || !keep(f)) continue
-    if (cond.compare && !compareAt(f.value, cond.compare, data, f.at)) continue
+    if (cond.compare && !compareAt(f.value, cond.compare, data, f.at, f.labels)) continue
     out.push({
       at: Math.min(f.at, window.to),
       firstAt: f.at,
@@ -124,7 +124,7 @@ function evaluateSustained(cond: StreamCond, series: readonly Signal[], data: Ev
     if (!keep(s)) continue
     const key = s.labels ? labelKey(s.labels) : ''
     const run = runs.get(key)
-    const ok = compareAt(s.value, compare, data, s.at)
+    const ok = compareAt(s.value, compare, data, s.at, s.labels)
     if (run && (!ok || s.at - run.last.at > forMs)) {
       close(run, s)
       runs.delete(key)

@@ -112,7 +112,7 @@ function latestPoint(cond: StreamCond, data: EvalData, window: EvalWindow): Matc
   }
   for (let i = lo - 1; i >= 0 && series[i].at >= window.from; i--) {
     const s = series[i]
-    if (keep(s) && (!cond.compare || compareAt(s.value, cond.compare, data, s.at))) return [pointMatch(s)]
+    if (keep(s) && (!cond.compare || compareAt(s.value, cond.compare, data, s.at, s.labels))) return [pointMatch(s)]
   }
   return []
 }

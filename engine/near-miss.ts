@@ -177,7 +177,7 @@ function partialStream(cond: StreamCond, data: EvalData, window: EvalWindow): Pa
     if (s.at < window.from || s.at > window.to || !keep(s) || s.value === undefined) continue
     if (!best || moreTelling(cond.compare, s.value, best.value!)) best = s
   }
-  const threshold = best ? thresholdAt(cond.compare, data, best.at) : undefined
+  const threshold = best ? thresholdAt(cond.compare, data, best.at, best.labels) : undefined
   if (!best || threshold === undefined || !closeEnough(best.value!, threshold, greater)) return undefined
   const limit = cond.compare.of ? `${formatComparison(cond.compare)} (${formatValue(threshold, signalDimension(cond.atom.signal))})` : cond.compare.value.text
   return {
@@ -227,7 +227,7 @@ function farPartner(cond: StreamCond, data: EvalData, m: Match, range: number): 
     if (s.at < m.firstAt - range) continue
     const start = lasting && s.value !== undefined ? s.at - s.value : s.at
     if (start > m.lastAt + range) break
-    if (!keep(s) || (cond.compare && !compareAt(s.value, cond.compare, data, s.at))) continue
+    if (!keep(s) || (cond.compare && !compareAt(s.value, cond.compare, data, s.at, s.labels))) continue
     const gap = intervalGap(start, s.at, m.firstAt, m.lastAt)
     if (!best || gap < best.gap) best = { signal: s, start, gap }
   }

@@ -25,7 +25,7 @@ const RECORDINGS = [
 ]
 
 describe('engine/diagnose-cluster over lab recordings', { timeout: 180_000 }, () => {
-  it.each([...RECORDINGS, 'lab-oom-killed', 'lab-broker-partitioned'])('%s: the faulted broker is named first, as the origin', async (slug) => {
+  it.each([...RECORDINGS, 'lab-oom-killed', 'lab-broker-partitioned', 'lab-slow-disk'])('%s: the faulted broker is named first, as the origin', async (slug) => {
     const lab = JSON.parse(readFileSync(join(INCIDENTS, slug, 'lab.json'), 'utf8'))
     const answer = await clusterAnswerOf(slug)
     expect(answer.brokers.length).toBeGreaterThanOrEqual(readdirSync(join(INCIDENTS, slug)).filter((d) => d.startsWith('broker-')).length)
@@ -41,6 +41,35 @@ describe('engine/diagnose-cluster over lab recordings', { timeout: 180_000 }, ()
       ['3', 'disk_full', '2', 'peer'],
     ])
     for (const b of answer.brokers.filter((p) => p.broker !== '3')) expect(b.own.map((c) => c.ruleId)).not.toContain('fetcher_cannot_reach_leader')
+  })
+
+  // Broker 3's log disk throttled: the leaders on 1 and 2 wait on it as their follower (remote time
+  // 7-8.5 s of their produce p99) while showing 0.8-1.2 s of local time of their own, a minor share.
+  it('lab-slow-disk: the leaders waiting on the slowed follower are its consequences, not origins of a slow disk', async () => {
+    const answer = await clusterAnswerOf('lab-slow-disk')
+    expect(answer.brokers.filter((b) => b.role === 'origin').map((b) => b.broker)).toEqual(['3'])
+    for (const b of answer.brokers.filter((p) => p.broker !== '3')) expect(b.diagnosis.causes.map((c) => c.ruleId)).not.toContain('produce_latency_high.local')
+    const remote = answer.links.filter((l) => l.consequence.ruleId === 'produce_latency_high.remote')
+    expect(remote.map((l) => [l.cause.broker, l.cause.ruleId, l.consequence.broker]).sort()).toEqual([
+      ['3', 'produce_latency_high.local', '1'],
+      ['3', 'produce_latency_high.local', '2'],
+    ])
+  })
+
+  // With acks=all and min.insync.replicas=2, the leaders on brokers 1 and 2 hold produce requests
+  // waiting for broker 3's replica until they drop it from the ISR: the producer's request timeouts
+  // toward 1 and 2 are broker 3's fault, not causes of their own.
+  it.each([
+    ['lab-oom-killed', 'broker_killed_unclean_restart'],
+    ['lab-broker-partitioned', 'broker_cut_off_from_peers'],
+  ])('%s: client request timeouts toward the peers are explained by broker 3\'s %s', async (slug, rule) => {
+    const answer = await clusterAnswerOf(slug)
+    expect(answer.brokers.filter((b) => b.role === 'origin').map((b) => b.broker)).toEqual(['3'])
+    const timeouts = answer.links.filter((l) => l.consequence.ruleId === 'client_request_timeouts')
+    expect(timeouts.map((l) => [l.cause.broker, l.cause.ruleId, l.consequence.broker, l.by]).sort()).toEqual([
+      ['3', rule, '1', 'explains'],
+      ['3', rule, '2', 'explains'],
+    ])
   })
 })
 
