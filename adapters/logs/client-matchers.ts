@@ -313,6 +313,27 @@ export const CLIENT_MATCHERS: readonly Matcher[] = [
       return draft('client.transport_failure', r, text, { kind: transportKind(`${err} ${errno}`) }, { fileUnderNode: true })
     }),
   },
+  // C5c. Writes refused for too few in-sync replicas, in each client's words: the Java producer's Sender "Got error
+  //      produce response with correlation id N on topic-partition t-p, retrying (…). Error: NOT_ENOUGH_REPLICAS"
+  //      (and _AFTER_APPEND), Errors' "Messages are rejected since there are fewer in-sync replicas than required."
+  //      (sarama's and kafkajs' tables carry the same text), librdkafka's "Broker: Not enough in-sync replicas" /
+  //      "Broker: Message(s) written to insufficient number of in-sync replicas", kafka-go's "[19] Not Enough Replicas".
+  //      The broker-side NotEnoughReplicasException record is matcher 29's (matchers.ts).
+  {
+    literals: ['NOT_ENOUGH_REPLICAS', 'fewer in-sync replicas than required', 'Not enough in-sync replicas', 'insufficient number of in-sync replicas', 'Not Enough Replicas'],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /NOT_ENOUGH_REPLICAS(?:_AFTER_APPEND)?\b|fewer in-sync replicas than required|Broker: Not enough in-sync replicas|insufficient number of in-sync replicas|\[19\] Not Enough Replicas/,
+    build: failOnce((_m, r) => {
+      const text = textOf(r)
+      // The exception itself (broker or client side) is matcher 29's in matchers.ts; one signal per record.
+      if (/NotEnoughReplicas(?:AfterAppend)?Exception|Error processing append operation|below required minimum/.test(text)) return undefined
+      const named = /on topic-partition (\S+?),/.exec(text)?.[1]
+      const split = named ? /^(.+)-(\d+)$/.exec(named) : null
+      const tp = split ? { topic: split[1], partition: split[2] } : partitionOf(text)
+      return tp ? { name: 'produce.not_enough_replicas', labels: tp } : { name: 'produce.not_enough_replicas' }
+    }),
+  },
   // C6. The Java client's metadata: "Error while fetching metadata with correlation id N : {t=UNKNOWN_TOPIC_OR_PARTITION}"
   //     (NetworkClient, WARN, 0.10-3.6), "The metadata response from the cluster reported a recoverable issue with
   //     correlation id N : {t=…}" (3.7+), and "Topic t not present in metadata after N ms." (KafkaProducer, 2.x-4.x).

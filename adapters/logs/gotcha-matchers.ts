@@ -54,6 +54,10 @@ export const GOTCHA_IDS = [
   'zk-four-letter-word-not-allowed',
   'zk-client-connection-limit',
   'zk-slow-fsync',
+  'zk-config-invalid',
+  'client-codec-unsupported',
+  'topic-replication-factor-exceeds-brokers',
+  'data-dir-not-writable',
 ] as const
 
 /** One of GOTCHA_IDS. */
@@ -501,4 +505,67 @@ export const GOTCHA_MATCHERS: readonly Matcher[] = [
     re: /Len error (?:is )?(\d+)/,
     build: (m) => (foreignProtocol(Number(m[1])) ? undefined : mistake('zk-packet-over-jute-maxbuffer', m[1])),
   },
+  // G37. clients 0.9-4.x TopicAuthorizationException "Not authorized to access topics: [orders]" (a stack's exception or
+  //      its "Caused by:"), librdkafka's rd_kafka_err2str "Broker: Topic authorization failed": the same
+  //      TOPIC_AUTHORIZATION_FAILED as G15's metadata form, from a request that raised it.
+  {
+    literals: ['Not authorized to access topics: ', 'Broker: Topic authorization failed'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /TopicAuthorizationException: Not authorized to access topics: \[([^\]]{0,300})\]|Broker: Topic authorization failed/,
+    build: (m) => mistake('metadata-topic-error', 'TOPIC_AUTHORIZATION_FAILED', m[1] !== undefined && /^[\w.,\s-]+$/.test(m[1]) && !/\s\w+\s/.test(m[1]) ? m[1] : undefined),
+  },
+  // G38. ZooKeeper 3.4-3.9 QuorumPeerMain ERROR "Invalid config, exiting abnormally" with QuorumPeerConfig$ConfigException
+  //      "Error processing <file>" and the reason under it (a value that is no number, "… file is missing", "standaloneEnabled
+  //      = false then number of participants should be >2"): the server refuses its configuration and exits.
+  {
+    literals: ['Invalid config, exiting abnormally'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Invalid config, exiting abnormally/,
+    build: (_m, r) => {
+      const cause = r.lines.map((l) => /^\s*Caused by: [\w.$]+: (.{1,200})$/.exec(l)?.[1]).find((c) => c !== undefined)
+      const file = r.lines.map((l) => /ConfigException: Error processing (\S+)/.exec(l)?.[1]).find((f) => f !== undefined)
+      return mistake('zk-config-invalid', cause?.trim(), file)
+    },
+  },
+  // G39. librdkafka 1.x-2.x rdkafka_msgset_reader.c "Decompression (codec 0x4) of message at 22964260 of 117 bytes failed:
+  //      Local: Not implemented" (0.9-0.11: "… with unsupported compression codec 0x1: message ignored"): the consumer's
+  //      librdkafka was built without that codec (0x1 gzip/zlib, 0x2 snappy, 0x3 lz4, 0x4 zstd), so it cannot read batches
+  //      compressed with it.
+  {
+    literals: ['of message at ', 'unsupported compression codec 0x'],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Decompression \(codec 0x(\d)\) of message at \d+ of \d+ bytes failed: Local: Not implemented|unsupported compression codec 0x(\d): message ignored/,
+    build: (m) => mistake('client-codec-unsupported', CODECS[m[1] ?? m[2]] ?? `codec 0x${m[1] ?? m[2]}`),
+  },
+  // G40. Kafka 2.x-3.x ZkAdminManager/AdminManager INFO "Error processing create topic request CreatableTopic(name='sales',
+  //      numPartitions=10, replicationFactor=3, …)" with InvalidReplicationFactorException "Replication factor: 3 larger than
+  //      available brokers: 1.": a topic requested with more replicas than the cluster has brokers (an internal topic of the
+  //      broker itself, __consumer_offsets, is F24's offsets rule).
+  {
+    literals: ['Error processing create topic request CreatableTopic(name='],
+    scope: 'record',
+    formats: KAFKA_CLIENT,
+    re: /Error processing create topic request CreatableTopic\(name='([^']+)'/,
+    build: (m, r) => {
+      if (m[1].startsWith('__')) return undefined
+      const rf = r.lines.map((l) => /Replication factor: (\d+) larger than available brokers: (\d+)/.exec(l)).find((x) => x !== null)
+      return rf ? mistake('topic-replication-factor-exceeds-brokers', `${rf[1]} replicas, ${rf[2]} broker(s)`, m[1]) : undefined
+    },
+  },
+  // G41. Confluent cp-kafka / cp-zookeeper images' preflight check (dub): "Command [/usr/local/bin/dub path /var/lib/kafka/data
+  //      writable] FAILED !" — the mounted data directory is not writable by the image's user (uid 1000 appuser), so the
+  //      broker never starts.
+  {
+    literals: ['/usr/local/bin/dub path '],
+    scope: 'message',
+    formats: KAFKA_CLIENT,
+    re: /Command \[\/usr\/local\/bin\/dub path (\S+) writable\] FAILED/,
+    build: (m) => mistake('data-dir-not-writable', m[1]),
+  },
 ]
+
+/** librdkafka's compression codec numbers (rd_kafka_compression_t). */
+const CODECS: Record<string, string> = { '1': 'gzip', '2': 'snappy', '3': 'lz4', '4': 'zstd' }

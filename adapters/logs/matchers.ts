@@ -115,6 +115,7 @@ const KAFKA: readonly LogFormat[] = ['kafka']
 const ANY: readonly LogFormat[] = ['kafka', 'gc', 'client']
 const GC: readonly LogFormat[] = ['gc']
 const CLIENT: readonly LogFormat[] = ['client']
+const KAFKA_CLIENT: readonly LogFormat[] = ['kafka', 'client']
 
 /** Deduplicates the WARN + INFO pair ZooKeeper writes for one timeout (seed 000 shows both). */
 function once(st: MatchState, key: string, at: number | undefined): boolean {
@@ -453,7 +454,8 @@ export const MATCHERS: readonly Matcher[] = [
   {
     literals: ['NotEnoughReplicasException', 'NotEnoughReplicasAfterAppendException'],
     scope: 'record',
-    formats: KAFKA,
+    // A client's log carries the same exception when its produce was refused (client-matchers.ts C5c skips it).
+    formats: KAFKA_CLIENT,
     re: /NotEnoughReplicas(?:AfterAppend)?Exception\b.*?(?:for partition (\S+?)\.?$|$)/,
     build: (m, r) => {
       const name = m[1] ?? /on partition (\S+)/.exec(r.header.message)?.[1]

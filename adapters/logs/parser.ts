@@ -51,8 +51,11 @@ export const TIME_UNKNOWN_LABEL = 'time_unknown'
 
 const GENERIC = new Set<string>(GENERIC_SIGNALS)
 
-/** The first line of a Java exception or a JVM fatal banner, read as a record where no record is above it. */
-const ORPHAN_EXCEPTION = /^\s*(?:Exception in thread "|(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?::|\s*$)|#\s+(?:A fatal error has been detected|There is insufficient memory) )/
+/**
+ * The first line of a Java exception (or of its "Caused by:", when a paste starts inside the stack trace) or a
+ * JVM fatal banner, read as a record where no record is above it.
+ */
+const ORPHAN_EXCEPTION = /^\s*(?:Exception in thread "|(?:Caused by: )?(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?::|\s*$)|#\s+(?:A fatal error has been detected|There is insufficient memory) )/
 
 /** Signals of undated records waiting for the next timestamped line of the file to give them a time. */
 type Pending = { drafts: Signal[] }

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { brokerOf, libraryOf, protocolError } from '../../../adapters/logs/client-matchers.js'
 import { matchersFor, mayMatch, newMatchState, type Draft, type LogRecord } from '../../../adapters/logs/matchers.js'
 import { CATALOGUE } from '../../../signals/catalogue.js'
+import { parse } from './helpers.js'
 
 // Client lines verbatim from the public reports named on each row. The record is built the way a client
 // layout hands it to the matchers: `message` is the verbatim part of the line after the library's own
@@ -164,5 +166,25 @@ describe('client helpers', () => {
   it('tells the library from the line shape', () => {
     expect(libraryOf({ header: { message: 'x' }, lines: ['%3|1597742901.053|FAIL|rdkafka#consumer-1| [thrd:main]: x'] })).toBe('librdkafka')
     expect(libraryOf({ header: { message: 'client/metadata fetching metadata' }, lines: ['[sarama] 2018/11/20 09:43:29 client/metadata fetching metadata'] })).toBe('sarama')
+  })
+})
+
+describe('writes refused for too few in-sync replicas, in the clients\' words', () => {
+  // Verbatim: provectus/kafka-ui#2625 (the Java producer's Sender in Spring's layout) and the kafkactl line of
+  // test/corpus/not-enough-replicas-kafkactl-acks-all-msk (sarama's error table).
+  it.each([
+    ['2022-09-22 14:36:24,344 WARN  [kafka-producer-network-thread | producer-6] o.a.k.c.p.i.Sender: [Producer clientId=producer-6] Got error produce response with correlation id 1179 on topic-partition New_TOPIC-0, retrying (2147482474 attempts left). Error: NOT_ENOUGH_REPLICAS', { topic: 'New_TOPIC', partition: '0' }],
+    ['Failed to produce message: kafka server: Messages are rejected since there are fewer in-sync replicas than required.', undefined],
+  ])('%s', (line, labels) => {
+    const got = parse(line, { format: 'client', undatedAt: Date.UTC(2024, 0, 1) }).signals.filter((s) => s.name === 'produce.not_enough_replicas')
+    expect(got).toHaveLength(1)
+    if (labels) expect(got[0].labels).toMatchObject(labels)
+  })
+
+  it('counts the exception once, whether a broker or a client logged it (Yolean/kubernetes-kafka#134, the corpus case)', () => {
+    const text = readFileSync(new URL('../../corpus/not-enough-replicas-scaled-to-two-brokers-3acks/producer.log', import.meta.url), 'utf8')
+    const got = parse(text, { format: 'client', undatedAt: Date.UTC(2024, 0, 1) }).signals.filter((s) => s.name === 'produce.not_enough_replicas')
+    // The orphan exception line once, and each of the three retries.
+    expect(got).toHaveLength(4)
   })
 })

@@ -201,6 +201,37 @@ const rows: Row[] = [
     'Sep 27 12:21:00 vm-t1rb java[5140]: [myid:1] WARN  [NIOServerCxn.Factory:0.0.0.0/0.0.0.0:2181:NIOServerCnxn@383] - Exception causing close of session 0x2000008b09600fa: Len error 2163858',
     { id: 'zk-packet-over-jute-maxbuffer', detail: '2163858', time_unknown: 'true' },
   ],
+  [
+    'tchiotludo/akhq#116: a stack trace quoted from its tail, its Caused-by the only record',
+    '\tat java.util.concurrent.ThreadPoolExecutor$Worker.run(ThreadPoolExecutor.java:617)\n' +
+      '\tat java.lang.Thread.run(Thread.java:748)\n' +
+      'Caused by: org.apache.kafka.common.errors.TopicAuthorizationException: Not authorized to access topics: [Topic authorization failed.]',
+    { id: 'metadata-topic-error', detail: 'TOPIC_AUTHORIZATION_FAILED', time_unknown: 'true' },
+  ],
+  [
+    'confluentinc/cp-docker-images#142: ZooKeeper refuses "5)" as a number',
+    '[2016-09-29 01:58:16,602] ERROR Invalid config, exiting abnormally (org.apache.zookeeper.server.quorum.QuorumPeerMain)\n' +
+      'org.apache.zookeeper.server.quorum.QuorumPeerConfig$ConfigException: Error processing /etc/kafka/zookeeper.properties\n' +
+      '\tat org.apache.zookeeper.server.quorum.QuorumPeerConfig.parse(QuorumPeerConfig.java:123)\n' +
+      'Caused by: java.lang.NumberFormatException: For input string: "5)"',
+    { id: 'zk-config-invalid', detail: 'For input string: "5)"', subject: '/etc/kafka/zookeeper.properties' },
+  ],
+  [
+    'confluentinc/confluent-kafka-go#730: librdkafka without snappy, as the application printed it',
+    'Consumer error: Decompression (codec 0x2) of message at 75475171 of 2725 bytes failed: Local: Not implemented (<nil>)',
+    { id: 'client-codec-unsupported', detail: 'snappy', time_unknown: 'true' },
+  ],
+  [
+    'strimzi/strimzi-kafka-operator#3716: a user topic asking for three replicas on one broker',
+    "2020-09-29 00:58:10,120 INFO [Admin Manager on Broker 0]: Error processing create topic request CreatableTopic(name='sales', numPartitions=10, replicationFactor=3, assignments=[], configs=[]) (kafka.server.AdminManager) [data-plane-kafka-request-handler-6]\n" +
+      'org.apache.kafka.common.errors.InvalidReplicationFactorException: Replication factor: 3 larger than available brokers: 1.',
+    { id: 'topic-replication-factor-exceeds-brokers', detail: '3 replicas, 1 broker(s)', subject: 'sales' },
+  ],
+  [
+    'axel-sirota/getting-started-kafka#1: the Confluent image\'s preflight check',
+    'Command [/usr/local/bin/dub path /var/lib/kafka/data writable] FAILED !',
+    { id: 'data-dir-not-writable', detail: '/var/lib/kafka/data', time_unknown: 'true' },
+  ],
 ]
 
 describe('gotcha matchers on published lines', () => {
