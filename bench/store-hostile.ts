@@ -3,7 +3,8 @@
  * every command logged) while RedisStore takes hostile appends, beside the longest under an ordinary
  * append workload in the same run. Hostile here means what a signals-topic producer or a JSONL file
  * controls: a new cluster and broker per signal, thousands of brokers for one cluster, fields at
- * their size bounds, 20,000 facts in one scope, then a retention sweep over all of it.
+ * their size bounds, 20,000 facts in one scope, 200,000 signals of one series in one hour and the
+ * alert loop's read of that hour (series-changes-n, paged), then a retention sweep over all of it.
  *
  *   npm run bench -- store-hostile            # target: longest hostile command under 50 ms
  *
@@ -83,6 +84,17 @@ export async function benchStoreHostile(log: (line: string) => void = () => unde
     })
     await phase('20,000 facts in one scope, 10 days old', async () => {
       for (let i = 0; i < 20_000; i += 5000) await store.append(Array.from({ length: 5000 }, (_, j) => sig({ name: 'config.retention_ms', at: now - 10 * DAY, value: 1, labels: { topic: `t${i + j}` } })))
+    })
+    await phase('200,000 signals of one series in one hour', async () => {
+      for (let i = 0; i < 200_000; i += 5000) await store.append(Array.from({ length: 5000 }, (_, j) => sig({ broker: 'flood', at: now - DAY + i + j, labels: { partition: String(i + j) } })))
+    })
+    await phase("the alert loop's read of that hour", async () => {
+      // What the series cache asks on a tick: the window it holds checked, the rest read (every page).
+      const read = { from: now - DAY, to: now - DAY + 3_600_000 }
+      const [r] = await store.readSeriesChanges({ cluster: 'prod', broker: 'flood' }, [{ name: 'isr.shrink', read }])
+      if (r.signals.length !== 200_000) throw new Error(`the read gave ${r.signals.length} of 200,000 signals`)
+      const [again] = await store.readSeriesChanges({ cluster: 'prod', broker: 'flood' }, [{ name: 'isr.shrink', check: { from: read.from, to: read.to - 60_000 }, read: { from: read.to - 59_999, to: read.to } }])
+      if (again.count !== 200_000) throw new Error(`the check counted ${again.count} of 200,000 signals`)
     })
     await phase('retention sweep over all of it', () => store.trim(now - 7 * DAY))
     let hostile: SlowestCommand = { micros: 0, command: '' }

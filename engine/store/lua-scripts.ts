@@ -23,7 +23,8 @@ export type ScriptCommands = {
   lockRelease(lockKey: string, owner: string): Promise<number>
   pendingTransition(pendingKey: string, expected: string, state: string, record: string, ttlMs: number): Promise<number>
   silencesActive(silencesKey: string, expiryKey: string, now: number): Promise<(string | null)[]>
-  seriesChanges(keyCount: number, ...keysThenRanges: (string | number)[]): Promise<[number, string, string[]][]>
+  seriesChanges(keyCount: number, ...keysThenRangesThenPage: (string | number)[]): Promise<[number, string, string[]][]>
+  seriesPage(signalKey: string, after: string, to: number, page: number): Promise<[number, string[]]>
 }
 
 const SCRIPT_FILE = /^([a-z][a-z0-9-]*)-(\d+|n)\.lua$/

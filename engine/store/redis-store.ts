@@ -44,7 +44,18 @@ export type RedisStoreOptions = StoreCaps & {
   commandTimeoutMs?: number
   /** Signals per pipeline when appending. Default 5000. */
   batchSize?: number
+  /** Most members one script call reads from one series (the alert loop's reads). Default SERIES_PAGE. */
+  seriesPage?: number
 }
+
+/**
+ * Members a script reads from one series per call: a window holding more (a sender flooding one
+ * signal) is read in several short calls instead of one script that holds Redis for all of it.
+ */
+export const SERIES_PAGE = 2000
+
+/** Times a paged read starts over when retention removes what it had read, before it gives up. */
+const SERIES_RESTARTS = 5
 
 /** Used when neither the options nor KAFKA_WHY_REDIS_PREFIX name a prefix. */
 export const DEFAULT_PREFIX = 'kafka-why:'
@@ -279,6 +290,7 @@ export class RedisStore implements Store {
   private readonly knownClusters = new Set<string>()
   private readonly newClustersPerAppend: number
   private readonly newBrokersPerAppend: number
+  private readonly seriesPage: number
   /** Whether `P cluster-brokers:*` were seeded from `P brokers` (once per store, checked once per process). */
   private seeded?: Promise<void>
   private lastError: unknown
@@ -292,6 +304,7 @@ export class RedisStore implements Store {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000
     this.commandTimeoutMs = options.commandTimeoutMs ?? 5000
     this.batchSize = options.batchSize ?? 5000
+    this.seriesPage = Math.max(1, options.seriesPage ?? SERIES_PAGE)
     this.diagnosesCap = options.diagnosesCap ?? DEFAULT_DIAGNOSES_CAP
     this.auditCap = options.auditCap ?? DEFAULT_AUDIT_CAP
     this.brokersPerCluster = options.brokersPerCluster ?? DEFAULT_BROKERS_PER_CLUSTER
@@ -654,21 +667,44 @@ export class RedisStore implements Store {
 
   async readSeriesChanges(scope: { cluster: string; broker?: string }, parts: readonly SeriesCheck[]): Promise<SeriesCheckResult[]> {
     if (parts.length === 0) return []
-    return this.run(async () => {
+    const keys = parts.map((p) => this.keys.signal(scope.cluster, scope.broker, p.name))
+    const replies = await this.run(async () => {
       // One script call for the whole scope (its keys share one hash tag, so one slot on a Cluster).
-      const args: (string | number)[] = parts.map((p) => this.keys.signal(scope.cluster, scope.broker, p.name))
+      const args: (string | number)[] = [...keys]
       for (const p of parts) args.push(p.check?.from ?? '', p.check?.to ?? '', p.read.from, p.read.to)
-      const replies = await this.redis.seriesChanges(parts.length, ...args)
-      return replies.map(([count, first, members], i): SeriesCheckResult => {
-        const { name, check } = parts[i]
-        const signals: Signal[] = new Array(members.length)
-        // Kept across ticks by the series cache: strings of their own (see MemberStrings).
-        for (let j = 0; j < members.length; j++) signals[j] = decodeMember(members[j], name, scope.cluster, scope.broker, 'copy')
-        // The first member is compared as stored: the caller's signal encodes to it when it is the same one.
-        const firstSame = count > 0 && check?.first !== undefined && signalMember(check.first) === first
-        return { count, firstSame, signals }
-      })
+      return this.redis.seriesChanges(parts.length, ...args, this.seriesPage)
     })
+    // A full page means more may follow: the rest is read a page per call, each call short.
+    for (const [i, reply] of replies.entries()) if (reply[2].length >= this.seriesPage) reply[2] = await this.readRestOfRange(keys[i], parts[i].read, reply[2])
+    return replies.map(([count, first, members], i): SeriesCheckResult => {
+      const { name, check } = parts[i]
+      const signals: Signal[] = new Array(members.length)
+      // Kept across ticks by the series cache: strings of their own (see MemberStrings).
+      for (let j = 0; j < members.length; j++) signals[j] = decodeMember(members[j], name, scope.cluster, scope.broker, 'copy')
+      // The first member is compared as stored: the caller's signal encodes to it when it is the same one.
+      const firstSame = count > 0 && check?.first !== undefined && signalMember(check.first) === first
+      return { count, firstSame, signals }
+    })
+  }
+
+  /**
+   * Pages after a full first page, each from the last member read (series-page-1). When retention
+   * removed that member meanwhile, the range is read again from its start, a few times at most.
+   */
+  private async readRestOfRange(key: string, range: { from: number; to: number }, firstPage: string[]): Promise<string[]> {
+    let members = firstPage
+    for (let restarts = 0; ; ) {
+      const [found, page] = await this.run(() => this.redis.seriesPage(key, members[members.length - 1], range.to, this.seriesPage))
+      if (found === 1) {
+        for (const m of page) members.push(m)
+        if (page.length < this.seriesPage) return members
+        continue
+      }
+      if (++restarts > SERIES_RESTARTS) throw new Error(`the series ${key} kept losing its oldest signals while it was read (${SERIES_RESTARTS} tries)`)
+      const [[, , again]] = await this.run(() => this.redis.seriesChanges(1, key, '', '', range.from, range.to, this.seriesPage))
+      members = again
+      if (members.length < this.seriesPage) return members
+    }
   }
 
   async facts(cluster: string, broker?: string): Promise<Signal[]> {
