@@ -23,7 +23,10 @@ import type { LogSourceConfig } from './logs/types.js'
 export type UploadedLog = { name: string; bytes: Buffer }
 
 /** What reading uploads gave: counters, the brokers found, the time span, signals stored. */
-export type UploadedRead = { stats: SourceStats; brokers: string[]; window?: { from: number; to: number }; accepted: number }
+export type UploadedRead = { stats: SourceStats; brokers: string[]; window?: { from: number; to: number }; accepted: number; cut?: UploadCut }
+
+/** Signals left out of a read to stay within the caps on what one request may hold (uploads-worker), for the answer to say. */
+export type UploadCut = { signals: number; limit: 'signals' | 'characters'; kept: number }
 
 /** Options: the cluster to file them under, the broker asked about, zone and archive limits. */
 export type UploadedReadOptions = { cluster: string; broker?: string; timeZone?: string; archiveLimits?: ArchiveLimits }

@@ -1,6 +1,6 @@
 import { ArchiveLimitError } from '../../adapters/logs/open-input.js'
 import { UploadBudgetError, type UploadBudget } from '../../adapters/uploads-worker/read-off-thread.js'
-import type { UploadedLog } from '../../adapters/uploaded-logs.js'
+import type { UploadCut, UploadedLog } from '../../adapters/uploaded-logs.js'
 import type { BotContext } from '../context.js'
 import { readUploadsInMemory } from '../engine-bridge.js'
 import { UserError } from '../errors.js'
@@ -46,7 +46,7 @@ export async function whyUploaded(ctx: BotContext, where: { channel: string }, u
   let broker = args.broker
   if (broker === undefined) {
     // Several brokers' logs (a support bundle) are a cluster event: the cluster's answer, origin first.
-    if (read.brokers.length > 1 && read.window) return clusterAnswer(ctx, store, cluster, read.brokers, read.window, names, summary, unread)
+    if (read.brokers.length > 1 && read.window) return clusterAnswer(ctx, store, cluster, read.brokers, read.window, names, summary, unread, read.cut)
     broker = read.brokers[0]
   }
   if (broker === undefined || !read.window || !read.brokers.includes(broker)) {
@@ -54,14 +54,16 @@ export async function whyUploaded(ctx: BotContext, where: { channel: string }, u
     // Healthy only when all of it was read: otherwise what went unread is the answer's first line.
     const answer = unread
       ? `${describeUnread(unread)}. No problem found in the rest (${summary}, ${span}), which says nothing about what was not read.`
-      : `Nothing abnormal in ${summary} (${span}).`
+      : read.cut
+        ? `${describeCut(read.cut)} No problem found in the ${read.cut.kept.toLocaleString('en-US')} kept (${summary}, ${span}), which says nothing about the rest.`
+        : `Nothing abnormal in ${summary} (${span}).`
     return redactMessage({ text: answer, parts: [{ kind: 'section', text: escapeMrkdwn(answer) }], visibility: 'channel' })
   }
   const d = await ctx.diagnose(ctx.rules.rules, store, { cluster, broker, from: read.window.from, to: read.window.to, now: read.window.to })
   if (unread) d.unread = unread
   const msg = renderDiagnosis(d, { timeZone: ctx.config.timeZone, otherBrokers: [] })
   const parts = msg.parts.filter((p) => p.kind !== 'actions')
-  parts.splice(Math.min(2, parts.length), 0, { kind: 'context', text: `Read from the shared ${escapeMrkdwn(names)}: ${escapeMrkdwn(summary)}. Diagnosed on their own, not with this cluster's live data.` })
+  parts.splice(Math.min(2, parts.length), 0, { kind: 'context', text: `Read from the shared ${escapeMrkdwn(names)}: ${escapeMrkdwn(summary)}. Diagnosed on their own, not with this cluster's live data.` }, ...cutNote(read.cut))
   // Shared logs were never through an ingest that scrubs them: a password in a config dump or a token
   // in a file name is redacted before it reaches the channel.
   return redactMessage({ ...msg, parts, visibility: 'channel' })
@@ -77,12 +79,13 @@ async function clusterAnswer(
   names: string,
   summary: string,
   unread: ReturnType<typeof unreadInput>,
+  cut: UploadCut | undefined,
 ): Promise<BotMessage> {
   const answer = await diagnoseClusterWith(ctx, store, { cluster, brokers, from: window.from, to: window.to, now: window.to })
   const msg = renderClusterDiagnosis(answer, { timeZone: ctx.config.timeZone, brokerPicker: false })
   const parts = msg.parts.filter((p) => p.kind !== 'actions')
   const note = `Read from the shared ${escapeMrkdwn(names)}: ${escapeMrkdwn(summary)}. Diagnosed on their own, not with this cluster's live data; mention me with \`why ${brokers[0]}\` for one broker's whole answer.`
-  parts.splice(Math.min(2, parts.length), 0, { kind: 'context', text: note }, ...(unread ? [{ kind: 'section' as const, text: `:warning: ${escapeMrkdwn(describeUnread(unread))}` }] : []))
+  parts.splice(Math.min(2, parts.length), 0, { kind: 'context', text: note }, ...(unread ? [{ kind: 'section' as const, text: `:warning: ${escapeMrkdwn(describeUnread(unread))}` }] : []), ...cutNote(cut))
   return redactMessage({ ...msg, parts, visibility: 'channel' })
 }
 
@@ -92,4 +95,15 @@ function readSummary(lines: number, files: number, skipped: { file: string; reas
   if (zone) s += `, offset-less times read as ${zone.zone} (${zone.why.replace(/; pass --tz.*$/, '')})`
   if (skipped.length) s += `; skipped ${skipped.map((k) => `${k.file} (${k.reason})`).join(', ')}`
   return s
+}
+
+/** "Only the first 200,000 signals of these logs were kept: 31,207 more were left out, past …". */
+function describeCut(cut: UploadCut): string {
+  const limit = cut.limit === 'signals' ? `the ${cut.kept.toLocaleString('en-US')} signals` : 'the amount of evidence text'
+  return `Only the first ${cut.kept.toLocaleString('en-US')} signals of these logs were kept: ${cut.signals.toLocaleString('en-US')} more were left out, past ${limit} one answer over shared logs holds. Share the part around the incident for a whole answer.`
+}
+
+/** The warning an answer over cut logs carries, right under what was read. */
+function cutNote(cut: UploadCut | undefined): { kind: 'section'; text: string }[] {
+  return cut ? [{ kind: 'section', text: `:warning: ${escapeMrkdwn(describeCut(cut))}` }] : []
 }
