@@ -43,6 +43,15 @@ export type BrokerHealth = {
 /** A consumer group's rebalances: churn here is how a Selector leak was triggered (seed 003). */
 export type GroupChurn = { group: string; rebalances: number; memberFailures: number; brokers: string[] }
 
+/**
+ * A consumer group among the day's worst by lag in time (group.lag_time, kafka-lag-exporter's
+ * estimate): how far behind it got on its worst partition, when, and its lag then in messages.
+ */
+export type GroupLag = { group: string; maxLagTimeMs: number; at: number; topic: string; partition: string; lagMessages?: number }
+
+/** Groups the digest lists by worst lag in time. */
+const LAGGING_GROUPS = 5
+
 /** A configuration value worth a second look, with why it matters. */
 export type ConfigSmell = { broker?: string; topic?: string; key: string; value: string; why: string }
 
@@ -60,6 +69,8 @@ export type DigestReport = {
   at: number
   brokers: BrokerHealth[]
   groups: GroupChurn[]
+  /** The groups that fell furthest behind in time (absent when no lag was recorded in the window). */
+  lagging?: GroupLag[]
   smells: ConfigSmell[]
   topDiagnoses: TopDiagnosis[]
   chart: ChartPanel[]
@@ -202,6 +213,7 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     if (!e.brokers.includes(d.broker)) e.brokers.push(d.broker)
   }
 
+  const lagging = await worstLagging(store, w, brokers)
   return {
     cluster: w.cluster,
     from: w.from,
@@ -209,6 +221,7 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     at: w.now,
     brokers: healths,
     groups: [...groups.values()].sort((a, b) => b.rebalances - a.rebalances || a.group.localeCompare(b.group)),
+    ...(lagging.length ? { lagging } : {}),
     smells: dedupeSmells(smells),
     topDiagnoses: [...top.values()].sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || b.fired - a.fired || b.asked - a.asked || b.lastAt - a.lastAt).slice(0, 10),
     chart: [
@@ -220,6 +233,28 @@ export async function buildDigest(store: Store, w: DigestWindow): Promise<Digest
     alertBands,
     signalsSeen,
   }
+}
+
+/** The groups with the largest lag in time in the window, from every broker's (their coordinators') samples and the broker-less ones. */
+async function worstLagging(store: Store, w: DigestWindow, brokers: readonly string[]): Promise<GroupLag[]> {
+  const names = ['group.lag_time', 'group.lag']
+  const lists = await Promise.all([store.querySeries({ cluster: w.cluster, names, from: w.from, to: w.to }), ...brokers.map((broker) => store.querySeries({ cluster: w.cluster, broker, names, from: w.from, to: w.to }))])
+  const worst = new Map<string, GroupLag>()
+  const messages = new Map<string, number>()
+  for (const byName of lists) {
+    for (const s of byName.get('group.lag') ?? []) messages.set(`${s.labels?.group}\u0000${s.labels?.topic}\u0000${s.labels?.partition}\u0000${s.at}`, s.value ?? 0)
+    for (const s of byName.get('group.lag_time') ?? []) {
+      const g = s.labels?.group
+      if (!g || s.value === undefined) continue
+      const known = worst.get(g)
+      if (!known || s.value > known.maxLagTimeMs) worst.set(g, { group: g, maxLagTimeMs: s.value, at: s.at, topic: s.labels!.topic ?? '', partition: s.labels!.partition ?? '' })
+    }
+  }
+  for (const l of worst.values()) {
+    const m = messages.get(`${l.group}\u0000${l.topic}\u0000${l.partition}\u0000${l.at}`)
+    if (m !== undefined) l.lagMessages = m
+  }
+  return [...worst.values()].filter((l) => l.maxLagTimeMs > 0).sort((a, b) => b.maxLagTimeMs - a.maxLagTimeMs || a.group.localeCompare(b.group)).slice(0, LAGGING_GROUPS)
 }
 
 /**

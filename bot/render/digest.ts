@@ -44,6 +44,10 @@ export function renderDigest(r: DigestReport, opts: { timeZone: string }): BotMe
     if (r.groups.length > 10) lines.push(`• … ${r.groups.length - 10} more groups`)
     parts.push({ kind: 'section', text: `*Rebalances per consumer group*\n${lines.join('\n')}` })
   }
+  if (r.lagging?.length) {
+    const lines = r.lagging.map((g) => `• \`${escapeMrkdwn(g.group)}\`: ${formatValue(g.maxLagTimeMs, 'duration')} behind on ${escapeMrkdwn(`${g.topic}-${g.partition}`)}${g.lagMessages !== undefined ? ` (${g.lagMessages.toLocaleString('en-US')} messages)` : ''} at ${formatTime(g.at, opts.timeZone).slice(0, 5)}`)
+    parts.push({ kind: 'section', text: `*Consumer groups furthest behind (lag in time)*\n${lines.join('\n')}` })
+  }
   if (r.smells.length) {
     const lines = r.smells.slice(0, 15).map((s) => {
       const where = [s.broker !== undefined ? `broker ${s.broker}` : 'cluster', s.topic ? `topic ${s.topic}` : ''].filter(Boolean).join(', ')
