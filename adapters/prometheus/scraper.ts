@@ -68,6 +68,8 @@ export class TargetScraper {
   stale = false
   /** When the target last answered a scrape in full; until it does, when this scraper was made. */
   lastAnsweredAt: number
+  /** True when the last attempt connected and got no answer in time (not refused, not an error). */
+  timedOut = false
   lastOutcome: ScrapeOutcome | undefined
   private readonly now: () => number
   private readonly batchSize: number
@@ -93,9 +95,13 @@ export class TargetScraper {
     return this.target.intervalMs ?? 15_000
   }
 
-  /** Delay before the next attempt: the interval while healthy, doubling per failure up to maxBackoffMs. */
+  /**
+   * Delay before the next attempt: the interval while healthy, doubling per failure up to
+   * maxBackoffMs. A target that timed out keeps its interval: it is there (it took the connection), a
+   * busy host answers it again soon, and a frozen JVM's silence is the evidence the next attempts record.
+   */
   nextDelayMs(): number {
-    if (this.failures === 0) return this.intervalMs
+    if (this.failures === 0 || this.timedOut) return this.intervalMs
     return Math.min(this.intervalMs * 2 ** Math.min(this.failures, 20), Math.max(this.maxBackoffMs, this.intervalMs))
   }
 
@@ -141,6 +147,7 @@ export class TargetScraper {
       await flush()
       const wasStale = this.stale
       this.lastAnsweredAt = this.now()
+      this.timedOut = false
       this.failures = 0
       this.stale = false
       const outcome: ScrapeOutcome = {
@@ -160,6 +167,7 @@ export class TargetScraper {
       const error = controller.signal.aborted ? `timeout after ${timeoutMs}ms` : describeError(err)
       const failedAt = this.now()
       this.failures++
+      this.timedOut = controller.signal.aborted || unansweredReason(err) === 'timeout'
       // Every failed attempt is evidence, not only the first: how long the broker has been silent, and
       // how (a frozen JVM holds its port and answers nothing; a dead one refuses).
       const unanswered: Signal = {
@@ -167,7 +175,7 @@ export class TargetScraper {
         at: failedAt,
         cluster: this.target.cluster,
         value: Math.max(0, failedAt - this.lastAnsweredAt),
-        labels: { target: redactUrl(this.target.url), reason: controller.signal.aborted ? 'timeout' : unansweredReason(err) },
+        labels: { target: redactUrl(this.target.url), reason: this.timedOut ? 'timeout' : unansweredReason(err) },
         source: `prom:${redactUrl(this.target.url)}`,
         text: redactText(`scrape of ${this.target.url} failed: ${error}`),
       }

@@ -112,6 +112,8 @@ describe('adapters/prometheus/scraper', () => {
     // Connected, and nothing came back in time: what a frozen JVM's exporter does.
     expect(got[1]).toMatchObject({ broker: '2', labels: { reason: 'timeout' } })
     expect(got[1].value).toBeGreaterThanOrEqual(290)
+    // It took the connection: no backoff, the next attempt keeps the interval and records the silence.
+    expect(scraper.nextDelayMs()).toBe(15_000)
   })
 
   it.each([
