@@ -93,7 +93,7 @@ function factScope(f: Signal): Record<string, string> {
 }
 
 /**
- * `gauge > X for D`: every sample of one series over D satisfies X, and the samples span at least D.
+ * `gauge > X for D`: every sample of one series (one reporter's, one label set's) over D satisfies X, and the samples span at least D.
  * A run breaks at a failing sample or at a gap longer than D (no samples cover it). One match per run,
  * starting when the run first spanned D.
  */
@@ -122,7 +122,9 @@ function evaluateSustained(cond: StreamCond, series: readonly Signal[], data: Ev
   for (const s of series) {
     if (s.at > window.to) break
     if (!keep(s)) continue
-    const key = s.labels ? labelKey(s.labels) : ''
+    // A gauge is one series per reporter: a cluster-wide gauge every broker reports (OfflinePartitionsCount,
+    // non-zero on the active controller only) must not have its run broken by another broker's zeros.
+    const key = `${s.broker ?? ''}\u0000${s.labels ? labelKey(s.labels) : ''}`
     const run = runs.get(key)
     const ok = compareAt(s.value, compare, data, s.at, s.labels)
     if (run && (!ok || s.at - run.last.at > forMs)) {
