@@ -19,7 +19,7 @@ import type { Rule } from '../../dsl/ast.js'
  */
 
 /** Failure cases whose top cause was right at the last measurement (docs/corpus.md); only ever raise it. */
-const ACCURACY_FLOOR = 105
+const ACCURACY_FLOOR = 106
 
 let rules: Rule[]
 let report: CorpusReport
