@@ -12,6 +12,7 @@ export const SCENARIOS: Record<string, () => Promise<{ scenario: Scenario }>> = 
   stw: () => import('./scenarios/stw.js'),
   'stw-sigstop': () => import('./scenarios/stw-sigstop.js'),
   'stw-kraft': () => import('./scenarios/stw-kraft.js'),
+  'stw-survived': () => import('./scenarios/stw-survived.js'),
   'roll-storm': () => import('./scenarios/roll-storm.js'),
   'group-churn': () => import('./scenarios/group-churn.js'),
   'down-conversion': () => import('./scenarios/down-conversion.js'),
