@@ -8,6 +8,7 @@ import type { Store } from '../../engine/store/store.js'
 import { storeConfigProblem } from '../../engine/store/open-store.js'
 import type { Signal } from '../../signals/signal.js'
 import { AdminPoller } from '../admin/admin-poller.js'
+import { ConsumerLagSource } from '../consumer-lag/consumer-lag-source.js'
 import { KafkaAdmin } from '../admin/kafka-admin.js'
 import { consumeSignalsTopic, type SignalsTopicConsumer } from '../admin/signals-topic.js'
 import { newsFilter, type NewsFilter } from '../../engine/news.js'
@@ -91,6 +92,8 @@ export const REDELIVER_UNPOSTED_MS = 120_000
 /**
  * The soonest a tick follows the previous one's start when news wakes the loop (engine/news.ts): a
  * burst of news (a broker's failure logged in a dozen lines) is evaluated in a few ticks, not a dozen.
+ * How early news may bring a tick is also bounded by the loop's slack (live-service's alert loop), so
+ * it never ticks more often on average than once a tick interval.
  */
 export const NEWS_MIN_GAP_MS = 200
 
@@ -258,6 +261,49 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
     loop(0)
   }
 
+  // Consumer lag of the clusters that ask for it (admin.lag): __consumer_offsets read continuously,
+  // log ends polled on a steady interval; a source that cannot connect is started again next interval.
+  const lagSources: ConsumerLagSource[] = []
+  for (const c of config.clusters) {
+    const a = c.admin
+    const lag = a?.lag
+    if (!a || !lag) continue
+    const lagLog = childLog(log, { cluster: c.name })
+    const source = new ConsumerLagSource({
+      cluster: c.name,
+      kafka: { brokers: a.brokers, clientId: `kafka-why-lag-${c.name}`, ssl: a.ssl, sasl: a.sasl },
+      sink: sink('consumer-lag'),
+      now,
+      offsets: lag.offsets,
+      maxGroups: lag.maxGroups,
+      maxPartitionsPerGroup: lag.maxPartitionsPerGroup,
+      onWarning: (m) => lagLog.warn(redactText(m)),
+    })
+    lagSources.push(source)
+    let started = false
+    const loop = (delayMs: number) => {
+      if (stopping) return
+      const t = setTimeout(() => {
+        timers.delete(t)
+        const p = (async () => {
+          if (!started) {
+            await source.start()
+            started = true
+          }
+          const o = await source.pollOnce()
+          lagLog.debug?.({ ok: o.ok, signals: o.signals, mode: o.mode, ...o.stats }, `consumer lag: poll of ${c.name} ${o.ok ? 'ok' : (o.error ?? 'failed')}`)
+        })().catch((err: Error) => lagLog.warn(`consumer lag: ${c.name} not answering: ${redactText(err.message)}`))
+        inFlight.add(p)
+        void p.finally(() => {
+          inFlight.delete(p)
+          loop(lag.intervalMs)
+        })
+      }, delayMs)
+      timers.add(t)
+    }
+    loop(0)
+  }
+
   // Broker processes on this host, read as the host agent reads them: a stopped (T), stuck (D) or
   // vanished process is seen here the moment it happens, when the broker itself can say nothing.
   const agents = config.clusters.flatMap((c) => c.processes.map((p) => ({ ...p, cluster: c.name })))
@@ -398,13 +444,19 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
       // to whichever replica ticks after this long.
       redeliverUnpostedMs: bot ? REDELIVER_UNPOSTED_MS : 0,
     })
-    // One tick at a time, every tickMs after the last one ends; news brings the next one forward, to
-    // no sooner than NEWS_MIN_GAP_MS after the last one started, so a burst of news costs a few ticks.
+    // One tick at a time, every tickMs after the last one ends. News brings the next one forward by
+    // as much as the ticks before it were late (each starts tickMs after the last one ended, so the
+    // loop runs a little slower than once a tickMs; that slack, up to one tickMs, is what news spends),
+    // and never to sooner than NEWS_MIN_GAP_MS after the last one started: over any stretch, the loop
+    // ticks no more often than before, and a rare event is evaluated the moment it is stored.
+    const tickMs = config.engine.tickMs
     let next: NodeJS.Timeout | undefined
     let nextAt = Infinity
     let running = false
     let woken = false
     let lastStartedAt = -Infinity
+    let slackMs = tickMs
+    const newsTickAt = () => lastStartedAt + Math.max(NEWS_MIN_GAP_MS, tickMs - slackMs)
     const tick = (delayMs: number) => {
       if (stopping) return
       if (next) {
@@ -418,7 +470,9 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
         nextAt = Infinity
         running = true
         woken = false
-        lastStartedAt = Date.now()
+        const startedAt = Date.now()
+        if (Number.isFinite(lastStartedAt)) slackMs = Math.min(tickMs, slackMs + (startedAt - lastStartedAt) - tickMs)
+        lastStartedAt = startedAt
         const at = now()
         const t0 = performance.now()
         const p = engine
@@ -446,7 +500,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
             running = false
             const settle = engine.nextSettleAt()
             const regular = settle === undefined ? config.engine.tickMs : Math.max(0, Math.min(config.engine.tickMs, settle - now()))
-            tick(woken ? Math.min(regular, Math.max(0, lastStartedAt + NEWS_MIN_GAP_MS - Date.now())) : regular)
+            tick(woken ? Math.min(regular, Math.max(0, newsTickAt() - Date.now())) : regular)
           })
         inFlight.add(p)
         void p.finally(() => inFlight.delete(p))
@@ -461,8 +515,8 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
         woken = true
         return
       }
-      const delay = Math.max(0, lastStartedAt + NEWS_MIN_GAP_MS - Date.now())
-      if (Date.now() + delay < nextAt) tick(delay)
+      const at = newsTickAt()
+      if (at < nextAt) tick(Math.max(0, at - Date.now()))
     }
     tick(0)
   }
@@ -567,6 +621,7 @@ export async function startLiveService(opts: LiveServiceOptions): Promise<LiveSe
       await Promise.allSettled([...inFlight, ...tails.map((t) => t.tail.done)])
       await writer.close(2000)
       await Promise.allSettled(admins.map((a) => a.close()))
+      await Promise.allSettled(lagSources.map((l) => l.stop()))
       await bot?.stop().catch(() => undefined)
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
