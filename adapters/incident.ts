@@ -7,6 +7,7 @@ import type { Signal } from '../signals/signal.js'
 import { CATALOGUE } from '../signals/catalogue.js'
 import { DEFAULT_ARCHIVE_LIMITS, inputKind, looksBinary, openInput, type ArchiveLimits, type InputEntry } from './logs/open-input.js'
 import { readLogStream } from './logs/read-file.js'
+import { SignalSpill } from './signal-spill.js'
 import { addStats, emptyStats, type LayoutName, type LogFormat, type LogSourceConfig, type ParseStats } from './logs/types.js'
 
 /**
@@ -58,7 +59,15 @@ export type ReadSourcesOptions = {
   timeZone?: string
   /** Limits for compressed inputs and bundles. */
   archiveLimits?: ArchiveLimits
+  /**
+   * Signals of records naming no broker held in memory while their input is read (their broker may be
+   * named later); past this count they wait in a temporary file instead (SignalSpill). Default 20,000.
+   */
+  unnamedInMemory?: number
 }
+
+/** Unnamed signals held in memory before they are spilled to a temporary file (about 30 MiB of heap). */
+export const DEFAULT_UNNAMED_IN_MEMORY = 20_000
 
 /** An empty SourceStats to hand to readSignalSources. */
 export function emptySourceStats(): SourceStats {
@@ -160,7 +169,7 @@ export async function* readSignalSources(paths: string[], options: ReadSourcesOp
     // One directory's server.log and gc.log are one broker's: the gc.log's records join the broker
     // its server.log names, instead of becoming a broker of their own.
     const unnamed = files.filter((f) => !f.file.endsWith('.jsonl') && f.broker === undefined)
-    if (unnamed.length) yield* attributeUnnamed(concatBatches(unnamed.map(readLoose)), options, stats)
+    if (unnamed.length) yield* attributeUnnamed(concatBatches(unnamed.map(readLoose)), options, stats, options.unnamedInMemory ?? DEFAULT_UNNAMED_IN_MEMORY)
   }
 }
 
@@ -182,7 +191,13 @@ export const UNNAMED_BROKER = 'unnamed'
  * `why` and `replay` attribute alike. Unnamed records wait for the end of their input: the broker may
  * be named later.
  */
-export async function* attributeUnnamed(batches: AsyncIterable<Signal[]>, options: Pick<ReadSourcesOptions, 'defaultBroker' | 'fallbackBroker'>, stats: SourceStats): AsyncIterable<Signal[]> {
+export async function* attributeUnnamed(
+  batches: AsyncIterable<Signal[]>,
+  options: Pick<ReadSourcesOptions, 'defaultBroker' | 'fallbackBroker'>,
+  stats: SourceStats,
+  /** Past this many, waiting signals go to a temporary file (files on the host only; uploads stay in memory). */
+  spillAfter = Infinity,
+): AsyncIterable<Signal[]> {
   if (options.defaultBroker !== undefined) {
     // The broker asked about: nothing to wait for, so nothing is held however long the input.
     const broker = options.defaultBroker
@@ -201,25 +216,34 @@ export async function* attributeUnnamed(batches: AsyncIterable<Signal[]>, option
     }
     return
   }
-  const held: Signal[] = []
-  const named = new Set<string>()
-  for await (const batch of batches) {
-    const ready: Signal[] = []
-    for (const sig of batch) {
-      if (sig.broker !== undefined) named.add(sig.broker)
-      if (sig.broker === undefined && !isClusterWide(sig.name)) held.push(sig)
-      else ready.push(sig)
+  const held = new SignalSpill(spillAfter)
+  try {
+    const named = new Set<string>()
+    for await (const batch of batches) {
+      const ready: Signal[] = []
+      for (const sig of batch) {
+        if (sig.broker !== undefined) named.add(sig.broker)
+        if (sig.broker === undefined && !isClusterWide(sig.name)) await held.add(sig)
+        else ready.push(sig)
+      }
+      if (ready.length) yield ready
     }
-    if (ready.length) yield ready
-  }
-  const broker = options.defaultBroker ?? (named.size === 1 ? [...named][0] : (options.fallbackBroker ?? UNNAMED_BROKER))
-  for (const sig of held) sig.broker = broker
-  if (held.length) {
-    stats.attributed += held.length
-    stats.attributedTo[broker] = (stats.attributedTo[broker] ?? 0) + held.length
-    yield held
+    const broker = options.defaultBroker ?? (named.size === 1 ? [...named][0] : (options.fallbackBroker ?? UNNAMED_BROKER))
+    if (held.size) {
+      stats.attributed += held.size
+      stats.attributedTo[broker] = (stats.attributedTo[broker] ?? 0) + held.size
+    }
+    for await (const batch of held.drain(HELD_BATCH)) {
+      for (const sig of batch) sig.broker = broker
+      yield batch
+    }
+  } finally {
+    await held.dispose()
   }
 }
+
+/** Signals per batch when held signals are handed on at the end of their input. */
+const HELD_BATCH = 5000
 
 /**
  * A path component that names a broker the way deployments name their directories: `broker-3`,

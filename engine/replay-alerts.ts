@@ -2,7 +2,7 @@ import type { Rule } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, type AlertEvent } from './alerts.js'
 import { MemoryStore } from './store/memory-store.js'
-import type { Store } from './store/store.js'
+import type { AppendOptions, Store } from './store/store.js'
 
 /**
  * Alerts over recorded data: what `replay` prints, and the alert state the console shows after
@@ -19,6 +19,11 @@ export class SignalTimes {
       if (!list) this.byCluster.set(s.cluster, (list = []))
       list.push(s.at)
     }
+  }
+
+  /** Forgets times before `t` (a bounded replay trimmed their signals), so the list stays as bounded as the store. */
+  dropBefore(t: number): void {
+    for (const [cluster, list] of this.byCluster) this.byCluster.set(cluster, list.filter((at) => at >= t))
   }
 
   /** Every cluster's times, ascending. */
@@ -92,8 +97,8 @@ export class AlertOverlay extends MemoryStore {
   constructor(private readonly base: Store) {
     super()
   }
-  override append(signals: Signal[]) {
-    return this.base.append(signals)
+  override append(signals: Signal[], opts?: AppendOptions) {
+    return this.base.append(signals, opts)
   }
   override query(q: Parameters<Store['query']>[0]) {
     return this.base.query(q)

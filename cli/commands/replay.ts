@@ -16,6 +16,7 @@ import type { REPLAY_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
 import { isoStamp } from '../render-text.js'
+import { MemoryStore } from '../../engine/store/memory-store.js'
 
 /** The command as the command line runs it (tests, scripts): parses argv, then the body. */
 export const run = (argv: string[]): Promise<number> => runCommand('replay', argv)
@@ -31,10 +32,16 @@ export async function execute({ args, options }: CommandInput<typeof REPLAY_OPTI
   const paths = [...args, ...perPath.keys()]
   if (paths.length === 0) throw new UsageError('replay needs at least one file or directory')
   const json = options.json
+  const heldLimit = replayHeldLimit(process.env)
   return withRulesAndStore(options.rules, async (rules, store) => {
-    const ingest = await ingestSources(store, paths, options.cluster, { brokers: perPath, timeZone: options.tz })
+    // A private in-memory replay keeps its newest signals within a bound; a store asked for keeps all.
+    const maxHeld = store instanceof MemoryStore ? heldLimit : undefined
+    const ingest = await ingestSources(store, paths, options.cluster, { brokers: perPath, timeZone: options.tz, maxHeld, progress: (line) => console.error(line) })
     const log = json ? console.error : console.log
     log(describeIngest(ingest))
+    if (ingest.keptFrom !== undefined) {
+      console.error(`kafka-why: these logs hold more than the ${maxHeld!.toLocaleString('en-US')} signals one replay keeps in memory: alerts are replayed from ${isoStamp(ingest.keptFrom)} on (${ingest.dropped.toLocaleString('en-US')} older signals not kept; ${REPLAY_HELD_ENV} raises the bound, --store replays into Redis)`)
+    }
     if (ingest.accepted === 0) {
       console.error('kafka-why: nothing to replay: no signal was accepted from the given paths')
       return 1
@@ -62,8 +69,10 @@ export type IngestResult = {
   brokers: Map<string, Set<string>>
   /** With `maxHeld`, when older signals had to go: the store holds what is at or after this time. */
   keptFrom?: number
-  /** Signals dropped (or never stored) to stay within `maxHeld`. */
+  /** Signals dropped (or never stored) to stay within `maxHeld`, or read after `until`. */
   dropped: number
+  /** The newest time read, stored or not (-Infinity when nothing was read). */
+  newest: number
 }
 
 /** How own logs are read: the broker of unnamed records, per-path brokers, the zone of offset-less times. */
@@ -74,13 +83,31 @@ export type IngestOptions = Pick<ReadSourcesOptions, 'defaultBroker' | 'fallback
    * keeps memory bounded and diagnoses its newest part. Never set for a shared store.
    */
   maxHeld?: number
+  /** Signals after this time are read but not stored: `why --at` answers at a moment and needs nothing later. */
+  until?: number
   /** Where a progress line goes every `progressMs` (5 s by default) while reading (stderr for the CLI). */
   progress?: (line: string) => void
   progressMs?: number
 }
 
-/** Signals `why --replay` holds in its in-memory store at most: about 1 GiB of heap with the process. */
-export const DEFAULT_REPLAY_HELD = 400_000
+/**
+ * Signals a replay into the private in-memory store holds at most (`why --replay`, `replay`): with the
+ * diagnosis or the alert replay over them, the process stays near 750 MiB of RSS whatever the input's
+ * size (docs/security.md has the measured figures).
+ */
+export const DEFAULT_REPLAY_HELD = 200_000
+
+/** The environment variable that sets the bound, for a machine with more or less memory to spare. */
+export const REPLAY_HELD_ENV = 'KAFKA_WHY_REPLAY_MAX_SIGNALS'
+
+/** The bound from the environment (a whole number of at least 1,000), else DEFAULT_REPLAY_HELD. */
+export function replayHeldLimit(env: NodeJS.ProcessEnv): number {
+  const text = env[REPLAY_HELD_ENV]?.trim()
+  if (text === undefined || text === '') return DEFAULT_REPLAY_HELD
+  const n = /^\d{1,10}$/.test(text) ? Number(text) : NaN
+  if (!(n >= 1000)) throw new UsageError(`${REPLAY_HELD_ENV}: expected a whole number of signals of at least 1000, got '${text}'`)
+  return n
+}
 
 /** How often a long read says how far it got. */
 const PROGRESS_MS = 5000
@@ -109,8 +136,11 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
   let oldest = Infinity
   let newest = -Infinity
   let lastProgress = Date.now()
+  let newestRead = -Infinity
+  const until = options.until ?? Infinity
   for await (const read of readSources(paths, { ...options, cluster, stats })) {
-    const batch = keptFrom === -Infinity ? read : read.filter((s) => s.at >= keptFrom)
+    for (const s of read) if (s.at > newestRead) newestRead = s.at
+    const batch = keptFrom === -Infinity && until === Infinity ? read : read.filter((s) => s.at >= keptFrom && s.at <= until)
     dropped += read.length - batch.length
     let r: Awaited<ReturnType<Store['append']>>
     try {
@@ -134,10 +164,17 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
     }
     while (options.maxHeld !== undefined && held > options.maxHeld && newest > oldest) {
       keptFrom = Math.max(keptFrom, oldest + Math.ceil((newest - oldest) / 2))
-      const removed = await store.trim(keptFrom)
+      let removed: number
+      try {
+        removed = await store.trim(keptFrom)
+      } catch (err) {
+        throw new CommandError(`the store failed after ${accepted} signals were written: ${firstLine(err)}`)
+      }
       held -= removed
       dropped += removed
       oldest = keptFrom
+      // The replay's ticks follow what is kept: older times go with their signals.
+      times.dropBefore(keptFrom)
       if (removed === 0) break
     }
     if (options.progress && Date.now() - lastProgress >= (options.progressMs ?? PROGRESS_MS)) {
@@ -149,7 +186,7 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
   if (keptFrom !== -Infinity) {
     for (const [c, list] of sorted) sorted.set(c, list.slice(lowerBound(list, keptFrom)))
   }
-  return { accepted, rejected, stats, times: sorted, brokers, dropped, ...(keptFrom !== -Infinity ? { keptFrom } : {}) }
+  return { accepted, rejected, stats, times: sorted, brokers, dropped, newest: newestRead, ...(keptFrom !== -Infinity ? { keptFrom } : {}) }
 }
 
 /** "read 412.0 MiB, 2,841,210 lines; 388,120 signals held (from 2026-12-03T04:11:00Z)". */

@@ -12,7 +12,7 @@ import { CommandError, UsageError } from '../usage-error.js'
 import type { WHY_OPTIONS } from '../command-line/commands.js'
 import type { CommandInput } from '../command-line/option-spec.js'
 import { runCommand } from '../command-line/program.js'
-import { checkZone, DEFAULT_REPLAY_HELD, describeIngest, ingestSources, readBrokerId, readBrokerPaths, type IngestResult } from './replay.js'
+import { checkZone, describeIngest, REPLAY_HELD_ENV, replayHeldLimit, ingestSources, readBrokerId, readBrokerPaths, type IngestResult } from './replay.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import { answerGroup } from './why-group.js'
 
@@ -36,6 +36,7 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
   if (asked === undefined && replay.length === 0 && options.cluster === undefined && options.group === undefined) {
     throw new UsageError('why needs a broker, e.g. kafka-why why 3, a cluster (kafka-why why --cluster prod), a consumer group (kafka-why why --group billing), or logs to read (kafka-why why --replay /var/log/kafka)')
   }
+  const maxHeld = replayHeldLimit(process.env)
   return withRulesAndStore(options.rules, async (rules, store) => {
     let window: { from: number; to: number } | undefined
     let broker = asked
@@ -45,18 +46,21 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
         defaultBroker: asked,
         brokers: perPath,
         timeZone: options.tz,
-        // A private in-memory replay keeps its newest signals within a bound; a store asked for keeps all.
-        ...(store instanceof MemoryStore && at === undefined ? { maxHeld: DEFAULT_REPLAY_HELD } : {}),
+        // A private in-memory replay keeps its newest signals within a bound (those up to --at when
+        // given, since nothing later is read); a store asked for keeps all.
+        ...(store instanceof MemoryStore ? { maxHeld, ...(at !== undefined ? { until: at } : {}) } : {}),
         progress: (line) => console.error(line),
       })
       if (!options.json) console.error(describeIngest(ingest))
       if (ingest.keptFrom !== undefined) {
-        console.error(`kafka-why: these logs hold more than the ${DEFAULT_REPLAY_HELD.toLocaleString('en-US')} signals one replay keeps in memory: diagnosing from ${isoStamp(ingest.keptFrom)} on (${ingest.dropped.toLocaleString('en-US')} older signals not kept; --at picks an earlier moment)`)
+        console.error(`kafka-why: these logs hold more than the ${maxHeld.toLocaleString('en-US')} signals one replay keeps in memory: diagnosing from ${isoStamp(ingest.keptFrom)} on (${ingest.dropped.toLocaleString('en-US')} older signals not kept; --at picks an earlier moment, ${REPLAY_HELD_ENV} raises the bound)`)
       }
       // A loop, not Math.min(...all): a replay of a few hundred thousand signals overflows the stack.
       for (const times of ingest.times.values()) {
         for (const t of times) window = window ? { from: Math.min(window.from, t), to: Math.max(window.to, t) } : { from: t, to: t }
       }
+      // With --at, what came after it was read but not kept: the window still ends where the logs do.
+      if (window && ingest.newest > window.to) window = { from: window.from, to: ingest.newest }
       if (options.group !== undefined) {
         const to = at !== undefined && window ? Math.min(at, window.to) : (window?.to ?? Date.now())
         return answerGroup(rules, store, { group: options.group, cluster: options.cluster, from: window?.from, to, sinceMs, json: options.json, verbose: options.verbose })
