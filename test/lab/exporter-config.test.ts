@@ -136,6 +136,20 @@ describe('lab/kafka-exporter.yaml', () => {
     expect(EXPORTER_CONFIG.endsWith('lab/kafka-exporter.yaml')).toBe(true)
   })
 
+  it('is what the lab\'s brokers run with: a recording scraped through it carries its series', () => {
+    // lab-handler-saturation: one broker, no quota, no down-conversion, so every other series of the table.
+    const scraped = new Set(
+      readFileSync('test/incidents/lab-handler-saturation/signals.jsonl', 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { name: string; source: string })
+        .filter((s) => s.source.startsWith('prom:'))
+        .map((s) => s.name),
+    )
+    const expected = Object.keys(RULE_SERIES).filter((s) => s !== 'quota.throttle_time' && s !== 'fetch.down_conversion')
+    expect(expected.filter((s) => !scraped.has(s))).toEqual([])
+  })
+
   it('accounts for every scraped series a shipped rule reads', async () => {
     const scraped = new Set(METRIC_MAPPINGS.map((m) => m.signal))
     const read = [...(await signalsRulesRead())].filter((s) => scraped.has(s)).sort()
