@@ -139,6 +139,16 @@ const sasl = closedObject(
   if (s.password === undefined && s.password_file === undefined) ctx.issues.push({ code: 'custom', input: s, path: ['password'], message: 'required: password or password_file' })
 })
 
+const consumerLag = closedObject(
+  {
+    interval: interval('time between log-end polls, and the finest spacing of recorded commits').prefault('30s'),
+    offsets: z.enum(['topic', 'admin'], { error: "expected 'topic' or 'admin'" }).default('topic').describe("where committed offsets come from: 'topic' reads __consumer_offsets (the admin API when it cannot), 'admin' polls the admin API only"),
+    max_groups: z.number({ error: 'expected a whole number' }).int().min(1).max(100_000).default(2000).describe('groups tracked at most; others are counted as dropped'),
+    max_partitions_per_group: z.number({ error: 'expected a whole number' }).int().min(1).max(100_000).default(1000).describe('partitions tracked per group at most'),
+  },
+  'consumer lag: committed offsets and log ends (docs/consumer-lag.md)',
+)
+
 const admin = closedObject(
   {
     brokers: z.array(hostPort, { error: 'expected a list of host:port' }).optional().describe("bootstrap brokers; default the bot's clusters.<name>.brokers"),
@@ -146,6 +156,11 @@ const admin = closedObject(
     ssl: ssl.optional(),
     sasl: sasl.optional(),
     groups: z.boolean({ error: 'expected true or false' }).default(true).describe('poll consumer groups'),
+    lag: z
+      .union([z.boolean(), consumerLag], { error: 'expected a mapping (interval, offsets, max_groups, max_partitions_per_group) or true' })
+      .transform((l) => (l === true ? consumerLag.parse({}) : l === false ? undefined : l))
+      .optional()
+      .describe('consumer lag of every group (docs/consumer-lag.md): true for the defaults, or a mapping'),
   },
   'the Kafka admin API poller',
 )

@@ -41,6 +41,9 @@ export const DEFAULT_SETTLE_MS = DEFAULTS.engine.settleMs
 /** Seven days: a week of history for `why --since`, trends and the digest, with the store bounded. */
 export const DEFAULT_RETENTION_MS = DEFAULTS.retention.defaultMs
 
+/** Consumer lag of a cluster's groups (adapters/consumer-lag), under its `admin:` section. */
+export type ConsumerLagConfig = { intervalMs: number; offsets: 'topic' | 'admin'; maxGroups: number; maxPartitionsPerGroup: number }
+
 /** What serve runs with: the validated `live:` section, its secrets resolved. */
 export type LiveConfig = {
   listen: LiveSection['listen']
@@ -70,7 +73,7 @@ type SslOptions = { ca?: string; cert?: string; key?: string; rejectUnauthorized
 /** One cluster's live sources: admin poller, scrape targets, followed log files. */
 export type LiveCluster = {
   name: string
-  admin?: { brokers: string[]; intervalMs: number; ssl?: boolean | SslOptions; sasl?: SASLOptions; groups: boolean }
+  admin?: { brokers: string[]; intervalMs: number; ssl?: boolean | SslOptions; sasl?: SASLOptions; groups: boolean; lag?: ConsumerLagConfig }
   scrape: { broker?: string; url: string; intervalMs: number; timeoutMs: number }[]
   logs: LiveClusterSection['logs']
   /** Broker processes on serve's own host, read from /proc (adapters/agent). */
@@ -128,6 +131,7 @@ export function parseLiveConfig(text: string, file = 'kafka-why.yaml', env: Node
       const brokers = a.brokers ?? raw.clusters?.[name]?.brokers ?? []
       if (brokers.length === 0) problem([...at, 'admin', 'brokers'], `required (host:port list), or clusters.${name}.brokers for the bot`)
       const admin: NonNullable<LiveCluster['admin']> = { brokers, intervalMs: a.interval, groups: a.groups }
+      if (a.lag) admin.lag = { intervalMs: a.lag.interval, offsets: a.lag.offsets, maxGroups: a.lag.max_groups, maxPartitionsPerGroup: a.lag.max_partitions_per_group }
       if (typeof a.ssl === 'boolean') admin.ssl = a.ssl
       else if (a.ssl) {
         const tls = a.ssl
