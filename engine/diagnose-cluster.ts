@@ -5,6 +5,7 @@ import { looksHealthy } from './abnormal.js'
 import { diagnose, SEVERITY_WEIGHT } from './diagnose.js'
 import type { Cause, Diagnosis } from './diagnosis.js'
 import type { Store } from './store/store.js'
+import { lookupSignal } from '../signals/catalogue.js'
 
 /**
  * "Which broker is sick": an incident is a cluster event. One broker fails; its peers' fetchers fail
@@ -148,7 +149,9 @@ export function joinDiagnoses(rules: readonly Rule[], diagnoses: readonly Diagno
     const own: Cause[] = []
     for (const c of d.causes) {
       if (!serious(c) || c.explainedBy?.length || consequenceKeys.has(key(d.broker, c))) continue
-      if (restsOn(c, d.broker)) {
+      // What a client did (a consumer's stalled poll loop) is no broker's fault, even where the
+      // group's coordinator logged it too.
+      if (restsOn(c, d.broker) && !aboutClientOnly(c)) {
         own.push(c)
         continue
       }
@@ -179,6 +182,12 @@ function seenByClientsOnly(c: Cause): boolean {
 
 function sameLink(a: CrossLink, b: CrossLink): boolean {
   return a.cause.broker === b.cause.broker && a.cause.ruleId === b.cause.ruleId && a.consequence.broker === b.consequence.broker && a.consequence.ruleId === b.consequence.ruleId
+}
+
+/** True when the cause's own evidence (not a consequence) is all of signals that report what a client did. */
+function aboutClientOnly(c: Cause): boolean {
+  const own = c.evidence.filter((e) => !e.consequence)
+  return own.length > 0 && own.every((e) => lookupSignal(e.signal)?.aboutClient === true)
 }
 
 /** True when some of the cause's own evidence (not a consequence) was observed on this broker. */

@@ -22,6 +22,12 @@ export type CatalogueEntry = {
    * from the interval, not from one instant.
    */
   lasting?: boolean
+  /**
+   * True when the signal reports what a client did (a consumer's poll loop stalling past
+   * max.poll.interval.ms), whoever logged it: the group's coordinator logging it says nothing about
+   * that broker's own health, so a cause resting on it alone makes no broker the origin.
+   */
+  aboutClient?: boolean
 }
 
 const ev = (unit: Dimension, labels: readonly string[], doc: string, clusterWide = false): CatalogueEntry => ({
@@ -207,7 +213,7 @@ export const CATALOGUE = {
   'replica.fetch_failed': ev('none', ['leader'], 'a follower got no fetch response from its leader ("Error in fetch …", "Error in response for fetch request …")'),
   'replica.fetch_failed_leaders': ev('count', ['leaders'], 'one broker\'s fetchers got no response from two or more leaders within a minute (from its "Error in response for fetch request" lines); value = how many leaders, label leaders = "1, 2"'),
   'group.member_expired': ev('none', ['group', 'member'], 'the coordinator removed a member that stopped heartbeating ("… (reason: removing member m on heartbeat expiration)")'),
-  'group.member_poll_timeout': ev('none', ['group', 'member', 'client', 'library'], 'a consumer left its group because its poll loop stalled past max.poll.interval.ms: its own "consumer poll timeout has expired" (label client) or the coordinator\'s "Member … has left group g through explicit `LeaveGroup`; client reason: consumer poll timeout has expired." (label member)'),
+  'group.member_poll_timeout': { ...ev('none', ['group', 'member', 'client', 'library'], 'a consumer left its group because its poll loop stalled past max.poll.interval.ms: its own "consumer poll timeout has expired" (label client) or the coordinator\'s "Member … has left group g through explicit `LeaveGroup`; client reason: consumer poll timeout has expired." (label member)'), aboutClient: true },
   'replica.partition_failed': ev('none', TP, 'a follower stopped replicating one partition after an error ("Unexpected error occurred while processing data for partition t-p at offset N")'),
   'record.corrupt': ev('none', TP, 'a record batch fails its checksum ("Record is corrupt (stored crc = N, computed crc = M)")'),
   'kraft.registration_failed': ev('none', ['reason'], 'a KRaft broker could not register with the controllers ("Unable to register broker N because the controller returned error E"); reason = timeout | authentication | API version | the error code | no response'),

@@ -56,6 +56,19 @@ describe('engine/diagnose-cluster over lab recordings', { timeout: 180_000 }, ()
     ])
   })
 
+  // The consumer's own "consumer poll timeout has expired" line names no broker; its group's coordinator
+  // (broker 3) logged the same member's timeout. A stalled poll loop is the client's, so no broker is
+  // the origin. lab-under-min-isr has the same shape (broker 1's own NotEnoughReplicas lines beside the
+  // producer's unattributed ones) and keeps broker 1 as its origin: those lines are about its partitions.
+  it('lab-stuck-consumer: a consumer\'s stalled poll loop is the cluster\'s cause, with no origin broker; lab-under-min-isr keeps its origin', async () => {
+    const answer = await clusterAnswerOf('lab-stuck-consumer')
+    expect(answer.brokers.filter((b) => b.role === 'origin')).toEqual([])
+    expect(answer.clusterWide.find((c) => c.cause.ruleId === 'group_member_stuck')?.brokers.sort()).toEqual(['1', '2', '3'])
+    const underMinIsr = await clusterAnswerOf('lab-under-min-isr')
+    expect(underMinIsr.brokers[0]).toMatchObject({ broker: '1', role: 'origin' })
+    expect(underMinIsr.brokers[0].own[0].ruleId).toBe('under_min_isr_writes_failing')
+  })
+
   // With acks=all and min.insync.replicas=2, the leaders on brokers 1 and 2 hold produce requests
   // waiting for broker 3's replica until they drop it from the ISR: the producer's request timeouts
   // toward 1 and 2 are broker 3's fault, not causes of their own.
