@@ -202,6 +202,7 @@ export const BENCHES: Readonly<Record<string, string>> = {
   backtest: 'kafka-why ci backtest over 30 days of a 10-broker store: time and peak RSS vs a raw read of the same keys (own redis-server)',
   'signals-validate': 'JSONL signal lines/s: hand-written check vs the zod schema, each vs JSON.parse alone',
   'alert-loop': 'alert tick CPU per broker at 50, 500 and 2,000 brokers fed recorded rates, vs the raw read of the same keys (own redis-server)',
+  'consumer-lag': 'consumer-lag evaluation of 10,000 groups × 20 partitions per 30 s interval, CPU share of a core, vs the raw decode of the same offset records',
 }
 
 /** The shells `kafka-why completion` writes a script for. */
