@@ -60,10 +60,27 @@ export async function createTopic(cluster: LabCluster, topic: string, partitions
   const admin = kafka.admin()
   try {
     await admin.connect()
-    await admin.createTopics({
-      waitForLeaders: false,
-      topics: [{ topic, numPartitions: partitions, replicationFactor, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
-    })
+    // On a loaded machine a broker can still be registering when the cluster says it started: the
+    // controller refuses RF 3 with two live brokers (INVALID_REPLICATION_FACTOR). Asked again, it agrees.
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      try {
+        await admin.createTopics({
+          waitForLeaders: false,
+          topics: [{ topic, numPartitions: partitions, replicationFactor, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
+        })
+        break
+      } catch (err) {
+        const errors = ((err as { errors?: { type?: string; message?: string }[] }).errors ?? []).map((e) => e.type ?? e.message ?? '?')
+        if (errors.length && errors.every((t) => t === 'TOPIC_ALREADY_EXISTS')) break
+        if (Date.now() > deadline || !errors.includes('INVALID_REPLICATION_FACTOR')) {
+          // The kind of each error goes into the message, and the error keeps its `errors` for the caller.
+          if (errors.length) (err as Error).message += ` (${errors.join(', ')})`
+          throw err
+        }
+        await sleep(1_000)
+      }
+    }
     await waitFor(
       async () => {
         try {
