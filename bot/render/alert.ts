@@ -85,7 +85,7 @@ export function renderResolved(alert: AlertRecord, cause: Cause, opts: AlertRend
  * thread), so it never needs another edit.
  */
 export function renderMovedToOrigin(alert: AlertRecord, origin: AlertRecord, cause: Cause, opts: AlertRenderOptions): BotMessage {
-  const originWhere = `broker ${origin.broker ?? '?'}'s \`${escapeMrkdwn(origin.ruleId)}\` alert`
+  const originWhere = `broker ${escapeMrkdwn(origin.broker ?? '?')}'s \`${escapeMrkdwn(origin.ruleId)}\` alert`
   const firedAt = alert.firedAt ?? alert.activeAt
   const originAt = origin.firedAt ?? origin.activeAt
   return {
