@@ -67,12 +67,14 @@ export async function createTopic(cluster: LabCluster, topic: string, partitions
       try {
         await admin.createTopics({
           waitForLeaders: false,
+          timeout: 30_000,
           topics: [{ topic, numPartitions: partitions, replicationFactor, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
         })
         break
       } catch (err) {
         const errors = ((err as { errors?: { type?: string; message?: string }[] }).errors ?? []).map((e) => e.type ?? e.message ?? '?')
-        if (errors.length && errors.every((t) => t === 'TOPIC_ALREADY_EXISTS')) break
+        // Timed out is not refused: the controller may still create it, which the wait for leaders below sees.
+        if (errors.length && errors.every((t) => t === 'TOPIC_ALREADY_EXISTS' || t === 'REQUEST_TIMED_OUT')) break
         if (Date.now() > deadline || !errors.includes('INVALID_REPLICATION_FACTOR')) {
           // The kind of each error goes into the message, and the error keeps its `errors` for the caller.
           if (errors.length) (err as Error).message += ` (${errors.join(', ')})`
@@ -91,7 +93,7 @@ export async function createTopic(cluster: LabCluster, topic: string, partitions
           return false
         }
       },
-      { timeoutMs: 30_000, intervalMs: 300, what: `leaders of topic ${topic}` },
+      { timeoutMs: 60_000, intervalMs: 300, what: `leaders of topic ${topic}` },
     )
   } finally {
     await admin.disconnect().catch(() => {})
