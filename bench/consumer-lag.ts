@@ -13,11 +13,12 @@
  *   - evaluation: Burrow's status of every group-partition at the tick, derived from the last 10
  *     commits and the log ends exactly as a rule's load derives it (engine/consumer-lag-series.ts).
  * Each is printed as a share of one core over the 30 s interval and as a ratio to the baseline. The
- * first ticks fill the window and are not counted. It also states the tracker's heap per group.
+ * first ticks fill the window and are not counted. It also states the tracker's heap: per group, and
+ * per partition of log-end history.
  */
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { LagTracker, type LogEnd } from '../adapters/consumer-lag/lag-tracker.js'
+import { DEFAULT_HISTORY_POINTS, LagTracker, type LogEnd } from '../adapters/consumer-lag/lag-tracker.js'
 import { decodeRecord } from '../adapters/consumer-lag/offsets-codec.js'
 import { deriveConsumerLagStatus } from '../engine/consumer-lag-series.js'
 import type { Signal } from '../signals/signal.js'
@@ -84,9 +85,7 @@ function main(): void {
     }
   }
   console.log(`${groups.toLocaleString('en-US')} groups × ${partitions} partitions = ${keys.length.toLocaleString('en-US')} group-partitions on ${topics.toLocaleString('en-US')} topics; one commit each per ${INTERVAL_MS / 1000} s interval, ${ticks} intervals`)
-  gc()
-  const heapBefore = process.memoryUsage().heapUsed
-  const tracker = new LagTracker({ cluster: 'bench', maxGroups: groups, maxPartitionsPerGroup: partitions, historyPoints: 240 })
+  const tracker = new LagTracker({ cluster: 'bench', maxGroups: groups, maxPartitionsPerGroup: partitions })
   const commits: Signal[][] = []
   const logEndSignals: Signal[][] = []
   const rows: { base: number; adapter: number; evaluation: number }[] = []
@@ -125,12 +124,7 @@ function main(): void {
     }
     if (tick > 11) rows.push({ base, adapter, evaluation })
   }
-  // The tracker's own heap: the bench's windows of signals are let go first.
-  commits.length = 0
-  logEndSignals.length = 0
-  gc()
   const stats = tracker.stats()
-  const heapAfter = process.memoryUsage().heapUsed
   const avg = (f: (r: (typeof rows)[number]) => number) => rows.reduce((s, r) => s + f(r), 0) / rows.length
   const base = avg((r) => r.base)
   const adapter = avg((r) => r.adapter)
@@ -140,7 +134,38 @@ function main(): void {
   console.log(`  adapter: tracker + its poll's signals        ${adapter.toFixed(0).padStart(6)} ms  ${pct(adapter).padStart(6)} of a core  ${(adapter / base).toFixed(1)}x baseline`)
   console.log(`  evaluation: Burrow status of every partition ${evaluation.toFixed(0).padStart(6)} ms  ${pct(evaluation).padStart(6)} of a core  ${(evaluation / base).toFixed(1)}x baseline`)
   console.log(`  adapter + evaluation                         ${(adapter + evaluation).toFixed(0).padStart(6)} ms  ${pct(adapter + evaluation).padStart(6)} of a core (target: within 25%)`)
-  console.log(`\ntracker heap: ${((heapAfter - heapBefore) / 1024 / 1024).toFixed(1)} MiB for ${stats.groups.toLocaleString('en-US')} groups, ${stats.partitions.toLocaleString('en-US')} group-partitions, ${stats.historyPoints.toLocaleString('en-US')} log-end points on ${stats.logEndPartitions.toLocaleString('en-US')} partitions: ${((heapAfter - heapBefore) / stats.groups / 1024).toFixed(1)} KiB per group`)
+  measureHeap(groups, partitions, topics, stats.groups)
+}
+
+/**
+ * The tracker's heap, apart from the bench's own arrays: its commit state for every group-partition
+ * (fed through the admin path, no buffers alive), then its log-end history filled to the default
+ * length on every topic-partition.
+ */
+function measureHeap(groups: number, partitions: number, topics: number, tracked: number): void {
+  gc()
+  gc()
+  const before = process.memoryUsage().heapUsed
+  const t = new LagTracker({ cluster: 'bench', maxGroups: groups, maxPartitionsPerGroup: partitions })
+  for (let g = 0; g < groups; g++) for (let p = 0; p < partitions; p++) t.applyCommitted(`group-${g}`, `topic-${g % topics}`, p, 1_000 + g, 1)
+  gc()
+  gc()
+  const commits = process.memoryUsage().heapUsed - before
+  const full = DEFAULT_HISTORY_POINTS
+  for (let tick = 1; tick <= full; tick++) {
+    const ends: LogEnd[] = []
+    for (let x = 0; x < topics; x++) for (let p = 0; p < partitions; p++) ends.push({ topic: `topic-${x}`, partition: p, offset: tick * 100, leader: 1 })
+    t.tick(tick * INTERVAL_MS, ends)
+  }
+  gc()
+  gc()
+  const all = process.memoryUsage().heapUsed - before
+  const st = t.stats()
+  const kib = (b: number) => `${(b / 1024).toFixed(2)} KiB`
+  console.log(`\ntracker heap: ${(all / 1024 / 1024).toFixed(1)} MiB for ${st.groups.toLocaleString('en-US')} groups (${st.partitions.toLocaleString('en-US')} group-partitions) and ${st.historyPoints.toLocaleString('en-US')} log-end samples (${full} on each of ${st.logEndPartitions.toLocaleString('en-US')} partitions)`)
+  console.log(`  commit state: ${kib(commits / st.groups)} per group of ${partitions} partitions (${((commits / st.partitions)).toFixed(0)} B per group-partition)`)
+  console.log(`  log-end history: ${(((all - commits) / st.historyPoints)).toFixed(0)} B per sample, ${kib((all - commits) / st.logEndPartitions)} per partition at ${full} samples`)
+  if (tracked !== st.groups) console.log(`  (the timed run tracked ${tracked} groups)`)
 }
 
 main()

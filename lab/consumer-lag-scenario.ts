@@ -135,7 +135,7 @@ export function runLagScenario(ctx: ScenarioContext, f: LagFault): Promise<Scena
       }
     },
     whatWasDone: () =>
-      `the lab's kafkajs consumer (\`lab/lag-consumer.ts\`, group \`${LAG_GROUP}\`, up to ${f.consumerRate} records/s, committing its position every 2 s as the Java consumer's auto-commit does with auto.commit.interval.ms=2000) consumed \`${LAG_TOPIC}\` for ${f.settleMs / 1000} s; kafka-why's consumer-lag adapter read \`__consumer_offsets\` and polled the log ends every ${LAG_POLL_MS / 1000} s throughout. Then: ${f.whatWasDone} The run was observed for ${f.observeMs / 1000} s more.`,
+      `${f.whatWasDone} By then the lab's kafkajs consumer (\`lab/lag-consumer.ts\`, group \`${LAG_GROUP}\`, up to ${f.consumerRate} records/s, committing its position every 2 s as the Java consumer's auto-commit does with auto.commit.interval.ms=2000) had consumed \`${LAG_TOPIC}\` for ${f.settleMs / 1000} s, and kafka-why's consumer-lag adapter read \`__consumer_offsets\` and polled the log ends every ${LAG_POLL_MS / 1000} s from 5 s after the consumer started to the end (its signals are in \`signals.jsonl\`). The run was observed for ${f.observeMs / 1000} s after the fault.`,
     expect: f.expect,
   })
 }

@@ -16,7 +16,9 @@ const sessionTimeout = Number(sessionArg ?? 10_000)
 const log = (m: string) => process.stdout.write(`${new Date().toISOString()} ${m}\n`)
 
 const kafka = new Kafka({ clientId: `${group}-worker`, brokers: [bootstrap], logLevel: logLevel.WARN })
-const consumer = kafka.consumer({ groupId: group, sessionTimeout, heartbeatInterval: Math.min(3000, sessionTimeout / 3) })
+// Small fetches (about 30 records of 512 B a partition) so it moves through its partitions in turn, as a
+// Java consumer does with max.poll.records, instead of spending seconds on one partition's megabyte.
+const consumer = kafka.consumer({ groupId: group, sessionTimeout, heartbeatInterval: Math.min(3000, sessionTimeout / 3), maxBytesPerPartition: 16_384, maxBytes: 65_536 })
 /** The next offset to read per partition: what a commit sends. */
 const position = new Map<number, string>()
 let paused = false
@@ -42,17 +44,22 @@ async function main(): Promise<void> {
     log(`leaving group ${group} after ${processed} records`)
     void consumer.disconnect().finally(() => process.exit(0))
   })
-  const perRecordMs = 1000 / rate
+  // One lane per partition, each at its share of the rate: one lane alone served some partitions and starved another.
+  const lanes = 3
+  const perRecordMs = (1000 * lanes) / rate
   await consumer.run({
     autoCommit: false,
+    partitionsConsumedConcurrently: lanes,
     eachBatchAutoResolve: false,
-    eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+    eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
       for (const m of batch.messages) {
         if (!isRunning() || isStale() || paused) return
         await new Promise((r) => setTimeout(r, perRecordMs))
         // Forward only: a batch fetched again after a rebalance must not move the committed position back.
         const next = Number(m.offset) + 1
         if (next > Number(position.get(batch.partition) ?? -1)) position.set(batch.partition, String(next))
+        // Resolved, so the next fetch starts after it (the commit below is the consumer's own, every 2 s).
+        resolveOffset(m.offset)
         processed++
         if (processed % 100 === 0) await heartbeat()
       }

@@ -17,13 +17,16 @@ export type LagTrackerOptions = {
   maxGroups?: number
   /** Default 1000. */
   maxPartitionsPerGroup?: number
-  /** Log-end samples kept per partition for the lag in time; default 240 (2 h at a 30 s poll). */
+  /** Log-end samples kept per partition for the lag in time; default DEFAULT_HISTORY_POINTS. */
   historyPoints?: number
   /** The adapter's own group (it reads __consumer_offsets as a consumer): never tracked. */
   ownGroup?: string
   /** `source` of the signals; default "consumer-lag". */
   source?: string
 }
+
+/** Log-end samples kept per partition: an hour at a 30 s poll; an offset older than that is extrapolated at the hour's write rate. */
+export const DEFAULT_HISTORY_POINTS = 120
 
 type Commit = { offset: number; at: number; sent: boolean }
 type GroupState = {
@@ -60,7 +63,7 @@ export class LagTracker {
   constructor(private readonly options: LagTrackerOptions) {
     this.maxGroups = options.maxGroups ?? 2000
     this.maxParts = options.maxPartitionsPerGroup ?? 1000
-    this.maxPoints = options.historyPoints ?? 240
+    this.maxPoints = options.historyPoints ?? DEFAULT_HISTORY_POINTS
     this.source = options.source ?? 'consumer-lag'
   }
 
