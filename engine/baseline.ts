@@ -35,13 +35,21 @@ const QUOTE_MAX = 240
 
 /**
  * The failure lines a baseline is made from: FATAL and ERROR records, the same ones "Unexplained errors"
- * lists. A WARN with an exception is left out: during a restart or a reassignment brokers log dozens of
+ * lists (and, below them, WARN statements that report a failure). A WARN with an exception is left out: during a restart or a reassignment brokers log dozens of
  * those (a peer's connection refused) and none is a cause by itself.
  */
 const LEVEL_OF: Record<string, { rank: number; name: string }> = {
   'log.fatal': { rank: 3, name: 'FATAL' },
   'log.error': { rank: 2, name: 'ERROR' },
+  'log.warn_failure': { rank: 1, name: 'WARN' },
 }
+
+/**
+ * The generic signals a baseline reads: the failure lines above, and WARN lines whose statement reports a
+ * failure in words (ZooKeeper's server logs its failures at WARN); those rank below every ERROR and make an
+ * info baseline, since a WARN alone is context until something fails.
+ */
+const BASELINE_SIGNALS = [...UNEXPLAINED_SIGNALS, 'log.warn_failure'] as const
 
 /** One failure line that may become a baseline: its class, its level's rank, whether it states its cause. */
 type Candidate = { signal: Signal; failureClass: FailureClass; level: number; states: boolean }
@@ -60,7 +68,7 @@ type Group = { best: Candidate; latest: Candidate[]; count: number; templates: S
 export function baselineCauses(data: EvalData, window: EvalWindow, covered: ReadonlySet<string>): Cause[] {
   const groups = new Map<FailureClass, Group>()
   const seen = new Map<string, Omit<Candidate, 'signal'> | null>()
-  for (const name of UNEXPLAINED_SIGNALS) {
+  for (const name of BASELINE_SIGNALS) {
     for (const s of data.series.get(name) ?? []) {
       if (s.at < window.from || s.at > window.to || isExplained(s, covered)) continue
       const c = candidateOf(s, seen)

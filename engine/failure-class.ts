@@ -152,6 +152,7 @@ const BENIGN: readonly BenignRule[] = [
   { re: /^Loaded stray log|marked (?:as )?stray and renamed/, reason: 'a replica no longer assigned to this broker is set aside for deletion; housekeeping after a reassignment or topic deletion' },
   { re: /^Failed to close \{\}(?: with type \{\})?$|^Error closing broker/, reason: 'a component failed to close cleanly while being closed; what it served is already stopping' },
   { re: /^Skipping .* since the respective topics are being deleted|^Skipping preferred replica election/, reason: 'work skipped for topics being deleted; housekeeping' },
+  { re: /will be dropped if server is in r-o mode/, reason: 'a client of an older protocol version connected; it is dropped only while the server is read-only' },
 ]
 
 /**

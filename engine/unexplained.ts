@@ -15,7 +15,7 @@ import { maskMessage, TemplateMiner } from './template-miner.js'
 export const UNEXPLAINED_SIGNALS = ['log.fatal', 'log.error'] as const
 
 /** Every generic log signal, including WARN-with-exception records (not listed, but explainable). */
-export const GENERIC_LOG_SIGNALS = ['log.fatal', 'log.error', 'log.warn_exception'] as const
+export const GENERIC_LOG_SIGNALS = ['log.fatal', 'log.error', 'log.warn_exception', 'log.warn_failure'] as const
 
 /** A template absent from this long before the window is new. */
 export const NOVELTY_LOOKBACK_MS = 24 * 3_600_000

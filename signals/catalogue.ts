@@ -143,6 +143,7 @@ export const CATALOGUE = {
   'log.fatal': ev('none', GENERIC_LOG_LABELS, 'a FATAL record, or a JVM fatal-error banner ("A fatal error has been detected by the Java Runtime Environment")'),
   'log.error': ev('none', GENERIC_LOG_LABELS, 'an ERROR record, or an uncaught exception the JVM printed ("Exception in thread …"); stack trace joined'),
   'log.warn_exception': ev('none', GENERIC_LOG_LABELS, 'a WARN record that carries an exception (a stack trace, "…Exception:", "Caused by:")'),
+  'log.warn_failure': ev('none', GENERIC_LOG_LABELS, 'a WARN record without an exception whose statement (the wording tables) reports a failure in words, e.g. ZooKeeper\'s "Too many connections from {} - max is {}"'),
   // Fetch and groups
   'fetch.down_conversion': gauge('rate', ['topic'], 'messages down-converted per second for old clients (JMX FetchMessageConversionsPerSec)'),
   'fetch.down_conversion_error': ev('none', ['topic'], 'an error stack through downConvert (KafkaApis fetch handling)'),

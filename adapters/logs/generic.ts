@@ -1,18 +1,21 @@
 import { maskMessage, templateIdOf } from '../../engine/template-miner.js'
 import { LiteralScanner } from './literal-scanner.js'
 import type { Draft, LogRecord, MatcherSet } from './matchers.js'
+import { isWarnFailure, warnFailureLiterals } from './warn-failures.js'
 import { findTemplate } from './wording/lookup.js'
 
 /**
  * Every error is a signal. A FATAL or ERROR record, a WARN record that carries an exception, an
  * uncaught exception the JVM printed and a JVM fatal-error banner each become one generic signal
- * (`log.fatal`, `log.error`, `log.warn_exception`), whether or not a specific matcher also knows the
+ * (`log.fatal`, `log.error`, `log.warn_exception`), and so does a WARN record without an exception that
+ * a wording-table statement reporting a failure wrote (`log.warn_failure`, warn-failures.ts), whether
+ * or not a specific matcher also knows the
  * line: the diagnosis subtracts what rules explain and shows the rest as unexplained errors, so a
  * log that is screaming never yields an empty answer.
  */
 
 /** The generic signal names, most severe first. */
-export const GENERIC_SIGNALS = ['log.fatal', 'log.error', 'log.warn_exception'] as const
+export const GENERIC_SIGNALS = ['log.fatal', 'log.error', 'log.warn_exception', 'log.warn_failure'] as const
 
 /** One of the generic signal names. */
 export type GenericSignal = (typeof GENERIC_SIGNALS)[number]
@@ -111,6 +114,13 @@ export function genericDraft(rec: LogRecord, specific: readonly string[]): Draft
     about = uncaughtLine
   } else if (level === 'warn' && exception !== undefined) name = 'log.warn_exception'
   else if (level === undefined && rec.header.level === undefined && exceptionLine === 0) name = 'log.error'
+  // A WARN without an exception counts when the statement that wrote it reports a failure in words and no
+  // matcher row knows the line (its specific signal carries it to the rules).
+  let found: ReturnType<typeof findTemplate> | null = null
+  if (!name && level === 'warn' && specific.length === 0) {
+    found = findTemplate(rec.header.message, rec.header.logger)
+    if (found && identifies(found.template) && isWarnFailure(found.id)) name = 'log.warn_failure'
+  }
   if (!name) return undefined
 
   // The wording the signal is about: the record's message, or the continuation line (JVM stdout) that
@@ -118,7 +128,7 @@ export function genericDraft(rec: LogRecord, specific: readonly string[]): Draft
   const message = about === 0 ? rec.header.message : lines[about].trim()
   const logger = about === 0 ? rec.header.logger : undefined
   const labels: Record<string, string> = {}
-  const entry = findTemplate(message, logger)
+  const entry = found ?? findTemplate(message, logger)
   if (entry && identifies(entry.template)) labels.template = entry.id
   else {
     const masked = maskMessage(message)
@@ -195,7 +205,7 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace
  * had one) or one regex, and a fresh level regex. Built once per file.
  */
 export function genericPrefilter(set: MatcherSet): GenericPrefilter {
-  const literals = [...new Set([...[...set.message, ...set.record].flatMap((m) => m.literals), ...GENERIC_RECORD_LITERALS])]
+  const literals = [...new Set([...[...set.message, ...set.record].flatMap((m) => m.literals), ...GENERIC_RECORD_LITERALS, ...warnFailureLiterals()])]
   // The scanner skips at most its shortest literal's length per step: one 8-character literal halves
   // its speed over every line. Short literals join the level words' regex pass instead.
   const long = literals.filter((l) => l.length >= SCAN_SKIP_LITERAL)

@@ -198,7 +198,7 @@ function coverageDoc(parts: { product: Product; versions: string[]; entries: Omi
     '`adapters/logs/wording/*.tsv`; do not edit by hand. For every WARN/ERROR/FATAL template of a release, one line',
     'is rendered with typical values in Kafka\'s log4j layout and parsed by the real log parser:',
     '',
-    '- **specific**: a catalogue signal other than the generic `log.error`, `log.fatal`, `log.warn_exception` comes out;',
+    '- **specific**: a catalogue signal other than the generic `log.error`, `log.fatal`, `log.warn_exception`, `log.warn_failure` comes out;',
     '- **of which by wording**: one of those comes from a row that knows the exact wording (not only the component',
     '  family row of `adapters/logs/component-matchers.ts`, which names the failing part by the logging class);',
     '- **generic**: only a generic signal comes out;',

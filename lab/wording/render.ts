@@ -58,8 +58,11 @@ export function renderLine(entry: Pick<WordingEntry, 'level' | 'template' | 'log
   return `${line}\njava.lang.IllegalStateException: value-1\n\tat ${cls}.run(Unknown Source)`
 }
 
-/** The signals every ERROR/FATAL line or exception yields whatever it says; a template reaching only these is "generic". */
-export const GENERIC_SIGNALS: ReadonlySet<string> = new Set(['log.error', 'log.fatal', 'log.warn_exception'])
+/**
+ * The signals every ERROR/FATAL line or exception yields whatever it says, and the WARN-failure one a statement
+ * gets from the table itself (adapters/logs/warn-failures.ts); a template reaching only these is "generic".
+ */
+export const GENERIC_SIGNALS: ReadonlySet<string> = new Set(['log.error', 'log.fatal', 'log.warn_exception', 'log.warn_failure'])
 
 /** Indices of sampled releases -> "0.10.2.2-2.3.1,3.9.1" (consecutive releases of the list as a range). */
 export function versionRanges(indices: Iterable<number>, versions: readonly string[]): string {

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { emptySourceStats, readSignalSources } from '../../adapters/incident.js'
@@ -156,6 +157,24 @@ describe('engine/baseline', () => {
     const baselines = full.causes.filter((c) => c.confidence === 'baseline')
     for (const b of baselines) for (const r of rules) expect(b.score).toBeLessThan(r.score)
     expect(BASELINE_MAX_SCORE).toBeLessThan(SEVERITY_WEIGHT.info)
+  })
+
+  it('reads a WARN statement that reports a failure as an info baseline when nothing else failed (cp-helm-charts#487)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kafka-why-warn-baseline-'))
+    try {
+      // Verbatim ZooKeeper server lines of confluentinc/cp-helm-charts#487 (turn 2).
+      writeFileSync(
+        path.join(dir, 'zookeeper.log'),
+        '[2021-04-02 01:34:59,601] WARN Exception causing close of session 0x0: ZooKeeperServer not running (org.apache.zookeeper.server.NIOServerCnxn)\n' +
+          '[2021-04-02 01:35:06,918] WARN Exception causing close of session 0x0: ZooKeeperServer not running (org.apache.zookeeper.server.NIOServerCnxn)\n',
+      )
+      writeFileSync(path.join(dir, 'incident.yaml'), 'cluster: corpus\nsources:\n  - { path: zookeeper.log, broker: "zk" }\n')
+      const d = await diagnoseCase(dir, 'zk', [])
+      expect(d.causes[0]).toMatchObject({ ruleId: 'baseline.coordination', confidence: 'baseline', severity: 'info' })
+      expect(d.causes[0].cause).toContain('ZooKeeperServer not running')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('explains a disk that filled up at class level, quoting the errno text', async () => {

@@ -126,6 +126,20 @@ describe('adapters/logs/generic', () => {
     expect(generic(parse(STRIMZI_STARTUP.split('\n')[0]).signals)).toEqual([])
   })
 
+  // confluentinc/cp-helm-charts#487 (turn 2, verbatim): a ZooKeeper server that is not serving closes each new
+  // session at WARN, with no exception; its statement reports the failure in words. A routine WARN (an old
+  // client connecting, newrelic/nri-kafka#99, verbatim) stays out.
+  it('makes a WARN a failure-reporting statement wrote a log.warn_failure, and leaves routine WARNs alone', () => {
+    const zk =
+      '[2021-04-02 01:34:59,601] WARN Exception causing close of session 0x0: ZooKeeperServer not running (org.apache.zookeeper.server.NIOServerCnxn)\n' +
+      '[2021-04-02 01:35:06,918] WARN Exception causing close of session 0x0: ZooKeeperServer not running (org.apache.zookeeper.server.NIOServerCnxn)\n'
+    const got = generic(parse(zk).signals)
+    expect(got.map((s) => s.name)).toEqual(['log.warn_failure', 'log.warn_failure'])
+    expect(got[0].labels?.template).toBe(findTemplate('Exception causing close of session 0x0: ZooKeeperServer not running', 'org.apache.zookeeper.server.NIOServerCnxn')?.id)
+    const routine = '[2020-11-25 09:36:17,539] WARN Connection request from old client /127.0.0.1:54934; will be dropped if server is in r-o mode (org.apache.zookeeper.server.ZooKeeperServer)\n'
+    expect(generic(parse(routine).signals)).toEqual([])
+  })
+
   it('makes a JVM fatal-error banner on stdout a log.fatal, placed at the stand-in time and marked time_unknown', () => {
     const undatedAt = Date.parse('2018-07-17T03:52:00Z')
     const r = parse(JVM_BANNER, { undatedAt })
