@@ -30,7 +30,11 @@ type DiagnosisJson = {
 /** Why the verdict could not be had: the `why` command is not in this build, or it failed. */
 export class DiagnosisUnavailable extends Error {}
 
-function runCli(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs a kafka-why command line and gives what it printed and its exit code. */
+export type CliRunner = (args: string[], timeoutMs: number) => Promise<{ code: number | null; stdout: string; stderr: string }>
+
+/** The kafka-why entry point in a process of its own, as a user runs it. */
+const runCli: CliRunner = (args, timeoutMs) => {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(REPO_DIR, 'cli', 'kafka-why.mjs'), ...args], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
@@ -48,12 +52,13 @@ function runCli(args: string[], timeoutMs: number): Promise<{ code: number | nul
 /**
  * Runs the product on a recorded incident exactly as a user would: `kafka-why why <broker> --replay
  * <dir> --json`, and reads the ranked causes from its JSON. Throws DiagnosisUnavailable when the
- * command is missing from this build or does not answer with a diagnosis.
+ * command is missing from this build or does not answer with a diagnosis. `run` runs the command line
+ * (tests run it in their own process, where the modules are already loaded).
  */
-export async function diagnoseIncident(dir: string, broker: string, timeoutMs = 120_000): Promise<LabVerdict> {
+export async function diagnoseIncident(dir: string, broker: string, timeoutMs = 120_000, run: CliRunner = runCli): Promise<LabVerdict> {
   const args = ['why', broker, '--replay', dir, '--json']
   const started = Date.now()
-  const r = await runCli(args, timeoutMs)
+  const r = await run(args, timeoutMs)
   const tookMs = Date.now() - started
   if (/is not available in this build|unknown command/.test(r.stderr)) return diagnoseInProcess(dir, broker)
   let parsed: DiagnosisJson

@@ -2,7 +2,7 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { kafkaWhy } from '../support/kafka-why-cli.js'
+import { kafkaWhyInProcess } from '../support/kafka-why-in-process.js'
 
 // `why --replay` on a bare directory of a broker's own logs, as a new user tries it: no incident.yaml,
 // no broker id in the lines. Seed 000's real server.log and gc.log; healthy-day's real logs.
@@ -28,10 +28,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-// Each case is its own CLI process on its own input: they run concurrently.
-describe('cli/commands/why own logs', { timeout: 180_000, concurrent: true }, () => {
+// The command line runs in-process, one case after another (a process of its own would cost each case
+// 2.5 s of CPU loading modules); why's exit codes through a process are held by
+// test/engine/cli-commands.test.ts.
+describe('cli/commands/why own logs', { timeout: 180_000 }, () => {
   it('diagnoses a bare log directory for the asked broker, saying how it read it', async () => {
-    const r = await kafkaWhy(['why', '1', '--replay', path.join(dir, 'mylogs')])
+    const r = await kafkaWhyInProcess(['why', '1', '--replay', path.join(dir, 'mylogs')])
     expect(r.code).toBe(0)
     expect(r.stderr).toMatch(/^\d+ signals came from records that name no broker: read \d+ as broker 1$/m)
     expect(r.stderr).toContain('timestamps without an offset read as -04:00 (the offset gc.log carries)')
@@ -40,7 +42,7 @@ describe('cli/commands/why own logs', { timeout: 180_000, concurrent: true }, ()
   })
 
   it('finds the one broker of a directory named after it when no broker is asked', async () => {
-    const r = await kafkaWhy(['why', '--replay', path.join(dir, 'kafka-broker-4'), '--json'])
+    const r = await kafkaWhyInProcess(['why', '--replay', path.join(dir, 'kafka-broker-4'), '--json'])
     expect(r.code).toBe(0)
     const d = JSON.parse(r.stdout)
     expect(d.broker).toBe('4')
@@ -48,34 +50,34 @@ describe('cli/commands/why own logs', { timeout: 180_000, concurrent: true }, ()
   })
 
   it('takes a broker per path with --broker ID=PATH and answers for the cluster when several are found', async () => {
-    const r = await kafkaWhy(['why', '--broker', `2=${path.join(dir, 'mylogs')}`, '--broker', `3=${path.join(dir, 'healthy')}`])
+    const r = await kafkaWhyInProcess(['why', '--broker', `2=${path.join(dir, 'mylogs')}`, '--broker', `3=${path.join(dir, 'healthy')}`])
     expect(r.code).toBe(0)
     // Broker 2's logs hold the stall, broker 3's a quiet day: 2 is the origin, 3 is told as quiet.
     expect(r.stdout).toMatch(/^origin: broker 2 \(CRITICAL stw_pause_session_expiry\)$/m)
     expect(r.stdout).toMatch(/^broker 3: nothing above info$/m)
-    const one = await kafkaWhy(['why', '2', '--broker', `2=${path.join(dir, 'mylogs')}`, '--broker', `3=${path.join(dir, 'healthy')}`, '--json'])
+    const one = await kafkaWhyInProcess(['why', '2', '--broker', `2=${path.join(dir, 'mylogs')}`, '--broker', `3=${path.join(dir, 'healthy')}`, '--json'])
     expect(JSON.parse(one.stdout).causes[0].ruleId).toBe('stw_pause_session_expiry')
   })
 
   // One code path attributes for both: replay once left records naming no broker unattributed, so no
   // per-broker rule saw them and it said "no alert would have fired" where why found a critical.
   it('replay attributes logs that name no broker as why does, and fires what why finds', async () => {
-    const r = await kafkaWhy(['replay', path.join(dir, 'mylogs')])
+    const r = await kafkaWhyInProcess(['replay', path.join(dir, 'mylogs')])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/FIRING +critical stw_pause_session_expiry +default\/unnamed/)
     expect(r.stdout).not.toContain('no alert would have fired')
-    const why = await kafkaWhy(['why', '--replay', path.join(dir, 'mylogs'), '--json'])
+    const why = await kafkaWhyInProcess(['why', '--replay', path.join(dir, 'mylogs'), '--json'])
     expect(JSON.parse(why.stdout)).toMatchObject({ broker: 'unnamed', causes: [{ ruleId: 'stw_pause_session_expiry' }] })
   })
 
   it('answers healthy logs with exit 0 and what it read', async () => {
-    const r = await kafkaWhy(['why', '2', '--replay', path.join(dir, 'healthy')])
+    const r = await kafkaWhyInProcess(['why', '2', '--replay', path.join(dir, 'healthy')])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^nothing abnormal in \d+ lines from 2 files \(span 2019-03-12 00:00:03Z → 2019-03-12 23:59:21Z\)$/m)
   })
 
   it('names input that is not a log and reads the rest', async () => {
-    const r = await kafkaWhy(['why', '1', '--replay', path.join(dir, 'mylogs'), '--replay', path.join(dir, 'core.bin')])
+    const r = await kafkaWhyInProcess(['why', '1', '--replay', path.join(dir, 'mylogs'), '--replay', path.join(dir, 'core.bin')])
     expect(r.code).toBe(0)
     expect(r.stderr).toContain(`skipped ${path.join(dir, 'core.bin')}: not a log: binary content`)
   })
@@ -84,7 +86,7 @@ describe('cli/commands/why own logs', { timeout: 180_000, concurrent: true }, ()
     { args: ['why', '--broker', 'x'], message: "--broker: expected ID=PATH (e.g. --broker 3=/var/log/kafka-3), got 'x'" },
     { args: ['why', '1', '--replay', 'test/incidents', '--tz', 'Mars/Olympus'], message: "--tz: unknown zone 'Mars/Olympus'" },
   ])('refuses $args with one line', async ({ args, message }) => {
-    const r = await kafkaWhy(args)
+    const r = await kafkaWhyInProcess(args)
     expect(r.code).toBe(2)
     expect(r.stderr).toContain(message)
   })

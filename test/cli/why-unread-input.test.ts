@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderDiagnosis } from '../../bot/render/diagnosis.js'
 import { toConsole } from '../../bot/render/console.js'
-import { kafkaWhy } from '../support/kafka-why-cli.js'
+import { kafkaWhyInProcess } from '../support/kafka-why-in-process.js'
 
 // No answer calls its input healthy after skipping part of it. healthy-day's real broker-2 logs read
 // cleanly and get "nothing abnormal"; the same logs beside input that cannot be read must not:
@@ -12,6 +12,8 @@ import { kafkaWhy } from '../support/kafka-why-cli.js'
 //   server.log (a paste that started mid-line), so no record start is found for it;
 // - a file: the prose of seed 002's report (../shared/seeds/002_…), which is no log at all;
 // - a file: a core dump's ELF header (binary).
+// The commands run in-process (the command line as the entry point runs it); their exit codes through a
+// spawned process are held by test/engine/cli-commands.test.ts.
 const HEALTHY = 'test/incidents/healthy-day/broker-2'
 const CUT_LINE = 'Client session timed out, have not heard from server in 7768ms for sessionid 0x164f8ea86020062 (org.apache.zookeeper.ClientCnxn)'
 const CLI_TIMEOUT_MS = 180_000
@@ -37,7 +39,7 @@ afterAll(async () => {
 
 describe('why never says "nothing abnormal" about input it did not read', { timeout: CLI_TIMEOUT_MS }, () => {
   it('says "nothing abnormal" when every line was read (the control)', async () => {
-    const r = await kafkaWhy(['why', '2', '--replay', path.join(dir, 'healthy')])
+    const r = await kafkaWhyInProcess(['why', '2', '--replay', path.join(dir, 'healthy')])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^nothing abnormal in \d+ lines from 2 files/m)
     expect(r.stdout).not.toContain('not read')
@@ -48,12 +50,12 @@ describe('why never says "nothing abnormal" about input it did not read', { time
     { name: 'prose', said: /^warning: 12 of [\d,]+ lines in 1 file not read: no layout recognised$/m },
     { name: 'binary', said: /^warning: skipped .*core\.bin \(not a log: binary content\)$/m },
   ])('after skipping input ($name) it says how much and why, and never "nothing abnormal"', async ({ name, said }) => {
-    const r = await kafkaWhy(['why', '2', '--replay', path.join(dir, name)])
+    const r = await kafkaWhyInProcess(['why', '2', '--replay', path.join(dir, name)])
     expect(r.code).toBe(0)
     expect(r.stdout).not.toMatch(/nothing abnormal/i)
     expect(r.stdout).toMatch(said)
     expect(r.stdout).toContain('which says nothing about the rest')
-    const json = await kafkaWhy(['why', '2', '--replay', path.join(dir, name), '--json'])
+    const json = await kafkaWhyInProcess(['why', '2', '--replay', path.join(dir, name), '--json'])
     const d = JSON.parse(json.stdout)
     expect(d.unread.lines + d.unread.skipped.length).toBeGreaterThan(0)
     // Slack and the console render the same Diagnosis: the unread input is in both.
@@ -64,7 +66,7 @@ describe('why never says "nothing abnormal" about input it did not read', { time
   })
 
   it('says it when no broker was asked and nothing became a signal', async () => {
-    const r = await kafkaWhy(['why', '--replay', path.join(dir, 'prose', 'question.txt'), '--json'])
+    const r = await kafkaWhyInProcess(['why', '--replay', path.join(dir, 'prose', 'question.txt'), '--json'])
     expect(r.code).toBe(0)
     const s = JSON.parse(r.stdout)
     expect(s.healthy).toBe(false)
@@ -73,7 +75,7 @@ describe('why never says "nothing abnormal" about input it did not read', { time
   })
 
   it('replay says what it did not read', async () => {
-    const r = await kafkaWhy(['replay', path.join(dir, 'cut-line')])
+    const r = await kafkaWhyInProcess(['replay', path.join(dir, 'cut-line')])
     expect(r.code).toBe(0)
     expect(r.stdout + r.stderr).toMatch(/warning: 1 of [\d,]+ lines in 1 file not read: no record start found/)
   })

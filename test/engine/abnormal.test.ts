@@ -3,13 +3,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { looksHealthy } from '../../engine/abnormal.js'
-import { kafkaWhy } from '../support/kafka-why-cli.js'
+import { kafkaWhyInProcess } from '../support/kafka-why-in-process.js'
 
 // One definition of "abnormal": what the answer lists as abnormal is never followed by "nothing
 // abnormal", and what a healthy broker does all day (safepoints of microseconds, a deploy's few
 // rebalances) is not listed. Both recordings are real: healthy-day is a quiet Kafka 2.0 day (1,921
 // safepoint lines, worst sync 90 µs), lab-stw a 3-broker cluster whose broker 2 saw the others'
-// leadership move during a stall on broker 1.
+// leadership move during a stall on broker 1. The why command line runs in-process (its exit codes
+// through a process are held by test/engine/cli-commands.test.ts).
 const CLI_TIMEOUT_MS = 180_000
 
 describe('engine/abnormal', () => {
@@ -23,7 +24,7 @@ describe('engine/abnormal', () => {
   afterAll(async () => rm(path.dirname(rules), { recursive: true, force: true }))
 
   it('lists nothing for a quiet day and says so', async () => {
-    const r = await kafkaWhy(['why', '2', '--replay', 'test/incidents/healthy-day', '--rules', rules])
+    const r = await kafkaWhyInProcess(['why', '2', '--replay', 'test/incidents/healthy-day', '--rules', rules])
     expect(r.code).toBe(0)
     expect(r.stdout).not.toContain('Abnormal in the window')
     expect(r.stdout).not.toMatch(/safepoint sync/)
@@ -31,7 +32,7 @@ describe('engine/abnormal', () => {
   }, CLI_TIMEOUT_MS)
 
   it('never says "nothing abnormal" after listing something abnormal', async () => {
-    const r = await kafkaWhy(['why', '2', '--replay', 'test/incidents/lab-stw', '--rules', rules])
+    const r = await kafkaWhyInProcess(['why', '2', '--replay', 'test/incidents/lab-stw', '--rules', rules])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/Abnormal in the window:\n\s+- \d+ × /)
     expect(r.stdout).not.toContain('nothing abnormal')
