@@ -29,7 +29,7 @@ export const LIVE_CHANNEL = 'CLAB00001'
  * mechanism: a message naming one is the run's first message, and the message naming the scenario's
  * cause (an edit of it, or a post) is timed as the mechanism named.
  */
-export const OUTSIDE_RULES = ['broker_stopped_responding', 'broker_process_stopped', 'broker_process_gone'] as const
+export const OUTSIDE_RULES = ['broker_stopped_responding', 'broker_fenced_not_responding', 'broker_process_stopped', 'broker_process_gone'] as const
 
 /** serve's defaults, stated so the table says what it measured. */
 export const SERVE_ENGINE_DEFAULTS = 'tick 1s, lag 0s, settle 2s'
