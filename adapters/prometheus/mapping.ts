@@ -61,10 +61,10 @@ const quotaLabels = (quota: string) => (l: Record<string, string>) => {
   return out
 }
 /**
- * node-exporter file systems that can hold a log dir: memory-backed and read-only images cannot, and a
- * mount point is the path the time-to-full names.
+ * node-exporter file systems that cannot hold a log dir (kernel and read-only images); a tmpfs can (a
+ * memory-backed emptyDir, the lab's small volumes). A mount point is the path the time-to-full names.
  */
-const PSEUDO_FILESYSTEMS = new Set(['tmpfs', 'devtmpfs', 'ramfs', 'squashfs', 'iso9660', 'autofs', 'nsfs', 'proc', 'sysfs', 'fuse.lxcfs', 'rootfs'])
+const PSEUDO_FILESYSTEMS = new Set(['devtmpfs', 'squashfs', 'iso9660', 'autofs', 'nsfs', 'proc', 'sysfs', 'fuse.lxcfs', 'rootfs'])
 const fileSystem = (l: Record<string, string>) =>
   l.mountpoint && !PSEUDO_FILESYSTEMS.has(l.fstype ?? '') ? { path: l.mountpoint, ...(l.device ? { device: l.device } : {}) } : undefined
 const replicaFetcher = (l: Record<string, string>) => (l.clientid === undefined || l.clientid === 'Replica' ? {} : undefined)
@@ -181,7 +181,7 @@ export const METRIC_MAPPINGS: readonly MetricMapping[] = [
     kind: 'gauge',
     pattern: /^node_filesystem_avail(?:_bytes)?$/,
     labels: fileSystem,
-    from: 'node-exporter node_filesystem_avail_bytes{mountpoint,device} (node_filesystem_avail before 0.16), memory-backed file systems left out',
+    from: 'node-exporter node_filesystem_avail_bytes{mountpoint,device} (node_filesystem_avail before 0.16), kernel and read-only image file systems left out',
   },
   {
     signal: 'disk.size',

@@ -34,6 +34,9 @@ const normaliseLabels = (labels: Record<string, string>) => normaliseSample({ na
 
 type SeriesState = { value: number; at: number; generation: number }
 
+/** Signals read from the scraped process's own process_* series: the broker's only when the JVM's exporter is scraped. */
+const PROCESS_SIGNALS = new Set(['fd.open', 'fd.max', 'process.start'])
+
 function seriesKey(signal: string, labels: Record<string, string>): string {
   const keys = Object.keys(labels)
   if (keys.length === 0) return signal
@@ -50,6 +53,8 @@ export class SampleConverter {
   private stats: ConvertStats = SampleConverter.emptyStats()
   /** The last process start time seen (epoch ms), to tell a restart. */
   private processStartMs: number | undefined
+  /** This scrape comes from a Go program (node-exporter), whose process_* series are its own, not the broker's. */
+  private goProgram = false
 
   constructor(private readonly opts: ConverterOptions) {
     this.maxSeries = opts.maxSeries ?? 200_000
@@ -69,6 +74,7 @@ export class SampleConverter {
     this.generation++
     this.at = at
     this.stats = SampleConverter.emptyStats()
+    this.goProgram = false
   }
 
   private signal(name: string, at: number, value: number | undefined, labels: Record<string, string>, text?: string): Signal {
@@ -99,8 +105,10 @@ export class SampleConverter {
 
   /** Converts one sample; returns the signals it yields (none, one, or a fact and a restart). */
   convert(sample: Sample): Signal[] {
+    // Go's client writes its go_* families first (families are sorted), so the process_* that follow are known to be its own.
+    if (sample.name.startsWith('go_') || sample.name === 'node_exporter_build_info') this.goProgram = true
     const hit = mapSample(sample)
-    if (!hit) {
+    if (!hit || (this.goProgram && PROCESS_SIGNALS.has(hit.mapping.signal))) {
       this.stats.unmapped++
       return []
     }
