@@ -5,12 +5,14 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { kafkaWhy, type CliResult } from '../support/kafka-why-cli.js'
+import { kafkaWhyInProcess } from '../support/kafka-why-in-process.js'
 
 // Every shell command the docs show (README.md and docs/*.md: lines of ```sh / ```bash blocks, and
 // `$ `-prompted lines of any block) is listed below with what this test does with it:
 //   run   — runs exactly as written and expects the exit code the docs promise;
 //   help  — too slow, destructive or dependent on the reader's files to run here: runs the same
-//           command's --help (or usage) and checks that every option the docs use is in it;
+//           command's --help (or usage; in-process, the help is what is read) and checks that every
+//           option the docs use is in it;
 //   skip  — not a kafka-why command (installing, the whole suite, input typed into the REPL), with why.
 // A command in the docs that is missing here fails the test, so a new example is never left unchecked.
 
@@ -160,7 +162,7 @@ describe('docs: every command shown is run', () => {
       // The help of the command as written up to its first option: `lab cluster --help` for a subcommand.
       const words = t.cli.slice(0, Math.max(1, t.cli.findIndex((w) => /^[-[]/.test(w)) === -1 ? t.cli.length : t.cli.findIndex((w) => /^[-[]/.test(w))))
       const key = words.join(' ')
-      if (!usages.has(key)) usages.set(key, kafkaWhy([...words, '--help'], {}, ROOT))
+      if (!usages.has(key)) usages.set(key, kafkaWhyInProcess([...words, '--help'], {}, ROOT))
       r = await usages.get(key)!
       expect(r.code, `${command}\n${r.stderr}`).toBe(0)
     } else if (t.program === 'java') {
