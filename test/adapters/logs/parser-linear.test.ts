@@ -6,7 +6,7 @@ import { detectFormat, detectLayout, detectWrapper, learnLinePrefix } from '../.
 import { MATCHERS, type Matcher } from '../../../adapters/logs/matchers.js'
 import { parseLogText } from '../../../adapters/logs/parser.js'
 import type { LogFormat } from '../../../adapters/logs/types.js'
-import { BOUND_MS, bestMs, fill, hostileLines, hostileLinesOf, LINE_BYTES } from './hostile-lines.js'
+import { BOUND_MS, bestMs, fill, hostileLinesOf, hostileShapes, hostileShapesOf, LINE_BYTES, SCREEN_BYTES, type Shape, slowestShape } from './hostile-lines.js'
 
 // The whole log parser — layout and format detection, record assembly, every matcher table's regex and
 // the build step behind it (the JDK 8 GC pause reader's bracket, heap and duration regexes, the generic
@@ -18,7 +18,9 @@ import { BOUND_MS, bestMs, fill, hostileLines, hostileLinesOf, LINE_BYTES } from
 // The whole parser does real work on every 64 KiB line (each row's literals are looked for in it): about
 // 2–4 ms on a quiet core. On a machine shared by many processes the same work can take several times
 // that, so the bound is 10 ms or four times what 64 KiB of the format's real lines takes right now,
-// whichever is larger; a regex that backtracks costs seconds per line and fails either way.
+// whichever is larger; a regex that backtracks costs seconds per line and fails either way. Every shape
+// is timed on a 16 KiB line against the bound for 16 KiB, the slowest again on 64 KiB (hostile-lines.ts,
+// slowestShape, says why that finds a backtracking step).
 
 const INCIDENTS = path.join(import.meta.dirname, '..', '..', 'incidents')
 const firstLine = (file: string, has = '') => readFileSync(file, 'utf8').split('\n').find((l) => l.includes(has))!
@@ -46,52 +48,63 @@ const GC_FILLERS = ['[PSYoungGen: ', '[ParNew', ' 1K->1K(1K)', '1.0M(1.0M)->', '
 const rowsOf = (format: LogFormat): Matcher[] => MATCHERS.filter((m) => m.formats.includes(format))
 
 /**
- * The hostile lines for one format, with where each goes: a sample of each row's (the row's own regex
- * has the full set in matchers-linear), as a record's first line, or inside a stack trace for rows that
- * read whole records; plus GC's own shapes.
+ * The hostile line shapes for one format, with where each goes: a sample of each row's (the row's own
+ * regex has the full set in matchers-linear), as a record's first line, or inside a stack trace for rows
+ * that read whole records; plus GC's own shapes. Shapes that make the same line are kept once.
  */
-function linesFor(format: LogFormat): { line: string; record: boolean }[] {
-  const out = new Map<string, boolean>()
+function shapesFor(format: LogFormat): { shape: Shape; record: boolean }[] {
+  const out = new Map<string, { shape: Shape; record: boolean }>()
+  const add = (shape: Shape, record: boolean) => {
+    const key = shape(SCREEN_BYTES)
+    const seen = out.get(key)
+    if (seen) seen.record ||= record
+    else out.set(key, { shape, record })
+  }
   for (const m of rowsOf(format)) {
-    for (const l of hostileLines(m).filter((_, i) => i % 12 === 0)) out.set(l, (out.get(l) ?? false) || m.scope === 'record')
+    for (const shape of hostileShapes(m).filter((_, i) => i % 12 === 0)) add(shape, m.scope === 'record')
   }
   if (format === 'gc') {
     for (const seed of ['[GC ', '[GC pause (G1 Evacuation Pause) (young)', '[Full GC (Ergonomics) ', '[GC remark ', '[GC (CMS Initial Mark) ']) {
-      for (const l of hostileLinesOf([seed], [], LINE_BYTES)) out.set(l, out.get(l) ?? false)
-      for (const f of GC_FILLERS) out.set(seed + fill(f, LINE_BYTES - seed.length), false)
+      for (const shape of hostileShapesOf([seed], [])) add(shape, false)
+      for (const f of GC_FILLERS) add((bytes) => seed + fill(f, bytes - seed.length), false)
     }
   }
-  return [...out].map(([line, record]) => ({ line, record }))
+  return [...out.values()]
 }
 
-/** 64 KiB of a format's real lines: what any 64 KiB costs on this machine right now. */
-const realText = (real: string, header: string) => `${real}\n${`${header}${real.slice(header.length)}\n`.repeat(Math.ceil(LINE_BYTES / real.length))}`
+/** `bytes` of a format's real lines: what any that many bytes cost on this machine right now. */
+const realText = (real: string, header: string, bytes = LINE_BYTES) => `${real}\n${`${header}${real.slice(header.length)}\n`.repeat(Math.ceil(bytes / real.length))}`
 
-/** The bound for one hostile line: 10 ms, or four times 64 KiB of real lines when the machine is busy. */
-const boundMs = (real: string, header: string, format: LogFormat) => Math.max(BOUND_MS, 4 * parseMs(realText(real, header), format, 0))
+/**
+ * The bound for one hostile line of `bytes`: 10 ms for 64 KiB (scaled to the size), or four times as
+ * many bytes of real lines take when the machine is busy.
+ */
+const boundMs = (real: string, header: string, format: LogFormat, bytes = LINE_BYTES) =>
+  Math.max((BOUND_MS * bytes) / LINE_BYTES, 4 * parseMs(realText(real, header, bytes), format, 0))
 
 /** ms to parse `text` as `format`, best of three. */
 const parseMs = (text: string, format: LogFormat, enoughMs = BOUND_MS / 2) => bestMs(() => parseLogText(text, { path: 'hostile.log', cluster: 'c', format }), enoughMs)
 
 describe('adapters/logs/parser linear time (every matcher table, build steps and detection)', () => {
   it.each(FORMATS)('$name: each hostile 64 KiB line, as a record’s first line or inside its stack trace, stays under 10 ms', ({ format, real, header }) => {
-    const lines = linesFor(format)
-    expect(lines.length).toBeGreaterThan(100)
-    let bound = boundMs(real, header, format)
-    let slowest = { ms: 0, line: '', where: '' }
-    for (const { line, record } of lines) {
-      const texts: [string, string][] = [['first line', `${real}\n${header}${line}\n`]]
-      if (record) texts.push(['stack trace', `${real}\n${header}java.io.IOException: x\n${line}\n`])
-      for (const [where, text] of texts) {
-        const ms = parseMs(text, format, bound)
-        if (ms > slowest.ms) slowest = { ms, line, where }
-      }
-      // Over the bound: look at the machine again; the first line still over it ends the case (on a
-      // backtracking regex one line costs seconds).
-      if (slowest.ms > bound) bound = boundMs(real, header, format)
-      if (slowest.ms > bound) break
+    const shapes = shapesFor(format)
+    expect(shapes.length).toBeGreaterThan(100)
+    const cases = shapes.flatMap(({ shape, record }) => [{ shape, where: 'first line' }, ...(record ? [{ shape, where: 'stack trace' }] : [])])
+    const textOf = ({ shape, where }: (typeof cases)[number], bytes: number) =>
+      where === 'first line' ? `${real}\n${header}${shape(bytes)}\n` : `${real}\n${header}java.io.IOException: x\n${shape(bytes)}\n`
+    const bounds = new Map<number, number>()
+    const boundAt = (bytes: number) => bounds.get(bytes) ?? bounds.set(bytes, boundMs(real, header, format, bytes)).get(bytes)!
+    const slowest = slowestShape(cases.length, (i, bytes) => parseMs(textOf(cases[i], bytes), format, boundAt(bytes)), boundAt)
+    const text = textOf(cases[slowest.index], slowest.bytes)
+    let { ms, boundMs: bound } = slowest
+    // Over the bound: look at the machine again and time that line once more (on a backtracking step
+    // it costs seconds whatever the machine does).
+    if (ms > bound) {
+      bound = boundMs(real, header, format, slowest.bytes)
+      ms = parseMs(text, format, bound)
     }
-    expect(slowest.ms, `slowest (${slowest.where}) starts ${JSON.stringify(slowest.line.slice(0, 60))}`).toBeLessThanOrEqual(bound)
+    const line = cases[slowest.index].shape(slowest.bytes)
+    expect(ms, `slowest ${slowest.bytes / 1024} KiB line (${cases[slowest.index].where}) starts ${JSON.stringify(line.slice(0, 60))}`).toBeLessThanOrEqual(bound)
   }, 600_000)
 
   it('layout detection (wrapper, layout, format) stays under 10 ms on a hostile 64 KiB line', () => {
@@ -127,7 +140,7 @@ describe('adapters/logs/parser linear time (every matcher table, build steps and
 
   it('fuzz: whole files of real and hostile lines parse in time proportional to their size', () => {
     const real = FORMATS.map((f) => f.real)
-    const hostile = FORMATS.flatMap((f) => linesFor(f.format).filter((_, i) => i % 60 === 0).map((l) => `${f.header}${l.line}`))
+    const hostile = FORMATS.flatMap((f) => shapesFor(f.format).filter((_, i) => i % 60 === 0).map(({ shape }) => `${f.header}${shape(LINE_BYTES)}`))
     fc.assert(
       fc.property(
         fc.constantFrom(...FORMATS),
