@@ -66,6 +66,8 @@ export type GroupDiagnoseOptions = { cluster: string; group: string; from: numbe
 const CONSUMER_SIGNALS = ['group.member_poll_timeout', 'group.member_expired', 'group.member_failed', 'group.rebalance', 'group.stable', 'group.members', 'group.coordinator_error', 'client.error'] as const
 
 const byAt = (a: Signal, b: Signal) => a.at - b.at
+/** How long before a group first went bad its members' events count as its cause. */
+const CAUSE_LOOKBACK_MS = 30 * 60_000
 const latest = (list: readonly Signal[]) => list.reduce<Signal | undefined>((m, s) => (!m || s.at >= m.at ? s : m), undefined)
 
 /** Diagnoses one consumer group over [from, to], its status judged at `to`. */
@@ -108,7 +110,7 @@ export async function diagnoseGroup(rules: readonly Rule[], store: Store, o: Gro
   if (members) out.members = members.value
   // When the group first went bad in the window: causes are looked for around it.
   const firstBad = history.groups.find((g) => g.labels!.status !== 'OK')?.at ?? o.to
-  out.causes = rankCauses(out, consumerSide, firstBad, ownEnds, o)
+  out.causes = rankCauses(out, consumerSide, firstBad, lagGrowthStart(out, commits, ownEnds, o.from), ownEnds, o)
   const leaders = [...new Set(out.partitions.filter((p) => p.status !== 'OK' && p.leader !== undefined).map((p) => p.leader!))]
   for (const broker of leaders) {
     const d = await diagnose(rules, store, { cluster: o.cluster, broker, from: o.from, to: o.to, now: o.now, record: false })
@@ -129,6 +131,36 @@ export async function diagnoseGroup(rules: readonly Rule[], store: Store, o: Gro
   }
   out.causes.sort((a, b) => b.score - a.score)
   return out
+}
+
+/**
+ * When the lag that is there now began to build: the last commit, on the partitions that are not OK,
+ * made with no lag (the log end then at or below it); the window's start when there was none.
+ * Burrow's status trails it by up to a window of commits.
+ */
+function lagGrowthStart(d: GroupDiagnosis, commits: readonly Signal[], logEnds: readonly Signal[], from: number): number {
+  const bad = new Set(d.partitions.filter((p) => p.status !== 'OK').map((p) => `${p.topic}\u0000${p.partition}`))
+  const ends = new Map<string, Signal[]>()
+  for (const e of logEnds) {
+    const k = `${e.labels?.topic}\u0000${e.labels?.partition}`
+    if (!bad.has(k)) continue
+    let l = ends.get(k)
+    if (!l) ends.set(k, (l = []))
+    l.push(e)
+  }
+  for (const l of ends.values()) l.sort(byAt)
+  let start = Infinity
+  for (const k of bad) {
+    const list = ends.get(k) ?? []
+    let lastZero = from
+    let j = -1
+    for (const c of [...commits].filter((c) => `${c.labels?.topic}\u0000${c.labels?.partition}` === k).sort(byAt)) {
+      while (j + 1 < list.length && list[j + 1].at <= c.at) j++
+      if (j >= 0 && (list[j].value ?? 0) <= (c.value ?? 0)) lastZero = c.at
+    }
+    start = Math.min(start, lastZero)
+  }
+  return Number.isFinite(start) ? start : from
 }
 
 /** Log-end offsets written per second over [from, to] on the group's partitions, from the samples (first and last per partition). */
@@ -154,10 +186,12 @@ function writeRate(logEnds: readonly Signal[], from: number, to: number): number
   return any ? rate : undefined
 }
 
-function rankCauses(d: GroupDiagnosis, side: Map<string, Signal[]>, firstBad: number, logEnds: readonly Signal[], o: GroupDiagnoseOptions): GroupCause[] {
+function rankCauses(d: GroupDiagnosis, side: Map<string, Signal[]>, firstBad: number, growthStart: number, logEnds: readonly Signal[], o: GroupDiagnoseOptions): GroupCause[] {
   const causes: GroupCause[] = []
   const status = d.status ?? 'OK'
-  const near = (name: string, beforeMs = 10 * 60_000) => (side.get(name) ?? []).filter((s) => s.at >= firstBad - beforeMs && s.at <= o.to)
+  // Burrow's statuses trail the event that caused them by up to a window of commits (10 of them), so
+  // member events are looked for well before the first bad status.
+  const near = (name: string, beforeMs = CAUSE_LOOKBACK_MS) => (side.get(name) ?? []).filter((s) => s.at >= firstBad - beforeMs && s.at <= o.to)
   const stuck = near('group.member_poll_timeout')
   if (stuck.length)
     causes.push({
@@ -176,7 +210,7 @@ function rankCauses(d: GroupDiagnosis, side: Map<string, Signal[]>, firstBad: nu
       advise: "Look at that consumer's host and process: a crash, a long GC pause, a process stopped (SIGSTOP, a debugger, a frozen container) or a network cut to the coordinator.",
       evidence: expired.slice(-4),
     })
-  const rebalances = near('group.rebalance', 30 * 60_000)
+  const rebalances = near('group.rebalance')
   if (rebalances.length >= 3)
     causes.push({
       kind: 'consumers',
@@ -204,10 +238,12 @@ function rankCauses(d: GroupDiagnosis, side: Map<string, Signal[]>, firstBad: nu
         evidence: left.slice(-4),
       })
   }
-  // Producers: the write rate on the group's partitions since it went bad against the same length before.
-  const span = Math.max(60_000, o.to - firstBad)
-  const during = writeRate(logEnds, firstBad, o.to)
-  const before = writeRate(logEnds, firstBad - span, firstBad)
+  // Producers: the write rate on the group's partitions since its lag began to grow (at most the
+  // second half of the log ends recorded in the window), against the rate before that.
+  const dataFrom = Math.max(o.from, logEnds.reduce((m, s) => Math.min(m, s.at), Infinity))
+  const span = Math.max(30_000, Math.min(o.to - growthStart, (o.to - dataFrom) / 2))
+  const during = writeRate(logEnds, o.to - span, o.to)
+  const before = writeRate(logEnds, dataFrom, o.to - span)
   if (during !== undefined && before !== undefined && before > 0 && during >= 2 * before) {
     const ratio = during / before
     causes.push({
@@ -215,7 +251,7 @@ function rankCauses(d: GroupDiagnosis, side: Map<string, Signal[]>, firstBad: nu
       score: status === 'WARNING' ? 88 : status === 'OK' ? 15 : 35,
       title: `Producers write ${ratio.toFixed(1)}x faster than before (${formatValue(during, 'rate')} against ${formatValue(before, 'rate')} on ${d.group}'s partitions): a burst, not a slower consumer`,
       advise: 'If the burst is expected the lag drains once it ends; if it lasts, the group needs more consumers (up to its partition count) or faster processing.',
-      evidence: logEnds.filter((s) => s.at >= firstBad - span).slice(-3),
+      evidence: logEnds.filter((s) => s.at >= o.to - span).slice(-3),
     })
   }
   if (!causes.length && status !== 'OK') {
