@@ -157,13 +157,13 @@ function candidateOf(s: Signal, seen: Map<string, Omit<Candidate, 'signal'> | nu
 
 /**
  * The message of a raw log line: what follows its level word, without a ZooKeeper-style
- * `[thread:Class@line] - ` block or log4j's trailing `(logger)`. A line without a level word (a JVM
- * banner, an uncaught exception) is its own message.
+ * `[thread:Class@line] - ` block, Ruby Logger's `-- progname: ` or log4j's trailing `(logger)`. A line
+ * without a level word (a JVM banner, an uncaught exception) is its own message.
  */
 export function messageOf(line: string): string {
   const m = /(?:^|[\s\]|])(?:FATAL|ERROR|SEVERE|WARN|WARNING)\b:?\s+(.*)$/.exec(line)
   let msg = (m ? m[1] : line).trim()
-  msg = msg.replace(/^\[[^\]]*\]\s+-\s+/, '').replace(/^-\s+/, '').replace(/^\[[\w.$]+\]\s+\([^)]*\)\s+/, '')
+  msg = msg.replace(/^\[[^\]]*\]\s+-\s+/, '').replace(/^-- [^:\s]{0,100}: /, '').replace(/^-\s+/, '').replace(/^\[[\w.$]+\]\s+\([^)]*\)\s+/, '')
   msg = msg.replace(/\s+\([\w.$]+\)$/, '')
   return msg
 }

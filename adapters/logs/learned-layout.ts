@@ -231,12 +231,29 @@ function findLevel(s: string, i: number, limit: number, maxTokens: number): { le
 }
 
 /**
+ * Ruby's standard Logger (ruby-kafka, rdkafka-ruby, Karafka applications): `E, [2022-05-18T04:25:31.804583
+ * #67039] ERROR -- progname: msg` — the level's initial, the ISO time and pid in brackets, the level padded to
+ * five, then `--`, the program name (often empty) and `: `.
+ */
+const RUBY_LOGGER = /^[DIWEFA], \[(?=\d{4}-)([^\]\s]{10,40}) #\d{1,10}\] {1,2}(DEBUG|INFO|WARN|ERROR|FATAL|ANY) -- ([^:\s]{0,100}): /
+
+function readRubyLogger(line: string, zone: ZoneOffset): Fields | undefined {
+  const m = RUBY_LOGGER.exec(line.slice(0, 200))
+  if (!m) return undefined
+  const t = readTime(line, 4, zone)
+  if (!t) return undefined
+  return { time: t.kind, at: t.at, timeOfDayMs: t.timeOfDayMs, level: m[2] === 'ANY' ? 'INFO' : m[2], ...(m[3] ? { logger: m[3] } : {}), message: line.slice(m[0].length) }
+}
+
+/**
  * Reads a line's front as fields. Undefined when the line opens no record: it starts with neither a time
  * nor (near the front) a level word, nor a client's own layout.
  */
 export function readFields(line: string, zone: ZoneOffset): Fields | undefined {
   const rk = readLibrdkafka(line, zone)
   if (rk) return rk
+  const ruby = readRubyLogger(line, zone)
+  if (ruby) return ruby
   const json = readJson(line, 0, zone)
   if (json) return json
   const limit = Math.min(line.length, HEAD)
@@ -337,6 +354,8 @@ export function learnedHeaderAt(s: string, p: number, layout: LearnedLayoutName,
   if (kind === 'json') return s.startsWith('{"level":', p)
   let i = p
   if (s.startsWith('[sarama] ', p) || s.startsWith('[Sarama] ', p)) i += 9
+  // Ruby's Logger puts the level's initial and a bracket before its time (`E, [2022-05-18T04:25:31.804583 #67039]`).
+  else if (s.charCodeAt(p + 1) === 44 && s.charCodeAt(p + 2) === 32 && s.charCodeAt(p + 3) === 91 && /[DIWEFA]/.test(s[p])) i += 4
   return readTime(s.slice(i, i + 48), 0, zone)?.kind === kind
 }
 

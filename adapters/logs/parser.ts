@@ -2,7 +2,7 @@ import type { Signal } from '../../signals/signal.js'
 import { componentDraft } from './component-matchers.js'
 import { GENERIC_SIGNALS, GENERIC_TEXT_MAX, genericDraft, genericPrefilter, type GenericPrefilter } from './generic.js'
 import { detectFormat, detectLayout, detectWrapper, isHeaderAt, learnLinePrefix, readHeader, readJvmHeader, unwrapLine } from './layout.js'
-import { brokerNamedIn, matchersFor, mayMatch, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
+import { brokerNamedIn, MATCHERS, matchersFor, mayMatch, newMatchState, type Draft, type LogRecord, type MatcherSet, type MatchState } from './matchers.js'
 import type { LinePrefix } from './line-prefix.js'
 import { LEARNED_ERROR_LEVEL } from './learned-layout.js'
 import { resolveZone, type ZoneOffset } from './timestamp.js'
@@ -78,12 +78,12 @@ function unwrapSample(sample: readonly string[]): { wrapper?: WrapperName; lineP
  * the wording says what wrote it even when the log line around it was cut off.
  */
 function matchedFormat(lines: readonly string[]): LogFormat | undefined {
+  const short = lines.filter((l) => l.length > 0 && l.length <= 1024)
+  if (short.length === 0) return undefined
   for (const format of ['kafka', 'client'] as const) {
-    const set = matchersFor(format)
-    for (const line of lines) {
-      if (line.length === 0 || line.length > 4096) continue
-      for (const m of set.message) if (m.literals.length > 0 && mayMatch(m, line) && m.re.test(line)) return format
-      for (const m of set.record) if (m.literals.length > 0 && mayMatch(m, line) && m.re.test(line)) return format
+    for (const m of MATCHERS) {
+      if (m.literals.length === 0 || !m.formats.includes(format)) continue
+      for (const line of short) if (mayMatch(m, line) && m.re.test(line)) return format
     }
   }
   return undefined

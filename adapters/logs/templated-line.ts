@@ -18,8 +18,11 @@ export type TemplatedLine = { level: string; logger?: string; client?: ClientLib
  */
 const MIN_LITERAL_CHARS = 20
 
-/** Messages longer than this are not looked up (a bare message is a line, not a file). */
-const MAX_MESSAGE_CHARS = 4096
+/** Messages longer than this are not looked up (a bare message is a sentence, not a dump). */
+const MAX_MESSAGE_CHARS = 1024
+
+/** A statement's wording starts within its first characters with a word; a run of punctuation or digits is no message. */
+const WORD_NEAR_FRONT = /[A-Za-z]{3}/
 
 function literalChars(template: string): number {
   let n = 0
@@ -33,7 +36,7 @@ function literalChars(template: string): number {
  */
 export function templatedLine(message: string): TemplatedLine | undefined {
   const msg = message.trim()
-  if (msg.length < MIN_LITERAL_CHARS || msg.length > MAX_MESSAGE_CHARS) return undefined
+  if (msg.length < MIN_LITERAL_CHARS || msg.length > MAX_MESSAGE_CHARS || !WORD_NEAR_FRONT.test(msg.slice(0, 64))) return undefined
   const e = findTemplate(msg)
   if (e && literalChars(e.template) >= MIN_LITERAL_CHARS) return { level: e.level, logger: e.logger }
   for (const library of CLIENT_LIBRARIES) {

@@ -122,6 +122,8 @@ describe('engine/failure-class', () => {
 
   it('takes the message out of a raw log4j line, keeping its log context', () => {
     expect(messageOf('[2020-11-07 13:18:42,019] ERROR Exiting Kafka due to fatal exception (kafka.Kafka$)')).toBe('Exiting Kafka due to fatal exception')
+    // Ruby's Logger (zendesk/ruby-kafka#941): the program-name field before the message is not the message.
+    expect(messageOf('E, [2022-05-18T04:25:31.804583 #67039] ERROR -- : [[test] {}:] [join_group] Timed out while waiting for response 2')).toBe('[[test] {}:] [join_group] Timed out while waiting for response 2')
     // test/corpus/fetcher-truncation-not-allowed-crashloop
     expect(messageOf("[2024-01-16 10:09:57,590] FATAL [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Exiting because log truncation is not allowed for partition test-produce-consume-0, current leader's latest offset 2051 is less than replica's latest offset 2391 (kafka.server.ReplicaFetcherThread)")).toMatch(/^\[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0\] Exiting because .* 2391$/)
   })

@@ -22,6 +22,17 @@ type Case = {
 
 const CASES: Case[] = [
   {
+    name: "Ruby's standard Logger (ruby-kafka)",
+    source: 'https://github.com/zendesk/ruby-kafka/issues/941',
+    lines: [
+      'I, [2022-05-18T04:25:31.174084 #67039]  INFO -- : kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --describe --group test',
+      'E, [2022-05-18T04:25:31.804583 #67039] ERROR -- : [[test] {}:] [join_group] Timed out while waiting for response 2',
+      'E, [2022-05-18T04:25:31.804929 #67039] ERROR -- : [[test] {}:] Connection error while trying to join group `test`; retrying...',
+    ],
+    layout: 'learned:date-time',
+    header: { level: 'INFO', at: '2022-05-18T04:25:31.174Z', message: 'kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --describe --group test' },
+  },
+  {
     name: 'librdkafka on stderr (rdkafka_simple_producer)',
     source: 'https://github.com/confluentinc/librdkafka/issues/2580',
     lines: [
