@@ -1,5 +1,6 @@
 import { describePartition, type GroupDiagnosis } from '../../engine/consumer-lag-explain.js'
 import type { Evidence } from '../../engine/diagnosis.js'
+import { lookupSignal } from '../../signals/catalogue.js'
 import { formatValue } from '../../signals/units.js'
 import type { BotMessage, MessagePart } from '../message.js'
 import { escapeFallback, escapeMrkdwn } from './block-kit.js'
@@ -37,7 +38,11 @@ export function renderGroupDiagnosis(d: GroupDiagnosis, opts: Pick<DiagnosisRend
   d.causes.slice(0, CAUSES_SHOWN).forEach((c, i) => {
     parts.push({ kind: 'divider' })
     parts.push({ kind: 'section', text: `*${i + 1}. ${escapeMrkdwn(c.title)}*\n${c.kind} · score ${c.score}${c.ruleId ? ` · rule \`${escapeMrkdwn(c.ruleId)}\` on broker ${escapeMrkdwn(c.broker ?? '')}` : ''}` })
-    const evidence: Evidence[] = c.evidence.map((s) => ({ at: s.at, signal: s.name, broker: s.broker, value: s.value, labels: s.labels, text: s.text, source: s.source }))
+    const evidence: Evidence[] = c.evidence.map((s) => {
+      const unit = lookupSignal(s.name)?.unit
+      const valueText = s.value !== undefined && unit && unit !== 'none' ? formatValue(s.value, unit) : undefined
+      return { at: s.at, signal: s.name, broker: s.broker, value: s.value, ...(valueText !== undefined ? { valueText } : {}), labels: s.labels, text: s.text, source: s.source }
+    })
     if (evidence.length) parts.push({ kind: 'section', text: renderTimeline(evidence, { timeZone: opts.timeZone, maxEvidence: 4 }) })
     parts.push({ kind: 'section', text: `:bulb: ${escapeMrkdwn(c.advise)}` })
   })
