@@ -9,6 +9,7 @@ import { readUploadedLogsOffThread, type UploadBudget } from '../adapters/upload
 import { MemoryStore } from '../engine/store/memory-store.js'
 import { loadRules } from '../rule-files/load-rules.js'
 import { diagnose } from '../engine/diagnose.js'
+import { DataEnds } from '../engine/data-span.js'
 import { replayAlerts, SignalTimes } from '../engine/replay-alerts.js'
 
 /**
@@ -39,20 +40,22 @@ export async function loadRuleSet(paths: string[]): Promise<RuleSet> {
 }
 
 /** Loads a recorded incident (its incident.yaml sources: logs, GC logs, signals.jsonl) into the store. */
-export async function loadIncident(store: Store, dir: string): Promise<{ accepted: number; rejected: number; lastAt?: number; times: Map<string, number[]> }> {
+export async function loadIncident(store: Store, dir: string): Promise<{ accepted: number; rejected: number; lastAt?: number; times: Map<string, number[]>; ends: DataEnds }> {
   let accepted = 0
   let rejected = 0
   const collected = new SignalTimes()
+  const ends = new DataEnds()
   for await (const batch of readSignalSources([dir])) {
     const r = await store.append(batch)
     accepted += r.accepted
     rejected += Object.values(r.rejected).reduce((a, b) => a + b, 0)
     collected.add(batch)
+    ends.add(batch)
   }
   const times = collected.sorted()
   let lastAt: number | undefined
   for (const list of times.values()) if (lastAt === undefined || list[list.length - 1] > lastAt) lastAt = list[list.length - 1]
-  return { accepted, rejected, lastAt, times }
+  return { accepted, rejected, lastAt, times, ends }
 }
 
 /**
@@ -69,8 +72,8 @@ export async function readUploadsInMemory(uploads: readonly UploadedLog[], opts:
  * Runs the alert loop over a loaded incident up to `now`, keeping the alerts in the store, so the
  * console's `status` shows what was firing at that moment of the incident. No lag: it is all there.
  */
-export async function replayIncidentAlerts(store: Store, rules: Rule[], times: Map<string, number[]>, now: number): Promise<void> {
-  await replayAlerts(store, rules, times, { stepMs: 15_000, lagMs: 0, until: now, alertsInStore: true }, () => undefined)
+export async function replayIncidentAlerts(store: Store, rules: Rule[], times: Map<string, number[]>, now: number, dataEnds?: DataEnds): Promise<void> {
+  await replayAlerts(store, rules, times, { stepMs: 15_000, lagMs: 0, until: now, alertsInStore: true, dataEnds }, () => undefined)
 }
 
 /** A kafkajs admin client for a cluster's bootstrap brokers; it connects on first use. */

@@ -7,6 +7,7 @@ import { labelKey } from './eval-data.js'
 import { evaluateRules } from './evaluate.js'
 import { alertFingerprint } from './fingerprint.js'
 import { lateDataCanUndo } from './late-data.js'
+import type { DataEnds } from './data-span.js'
 import { loadForRules } from './load-data.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 import { lookbackMs } from './rule-signals.js'
@@ -76,6 +77,12 @@ export type AlertEngineOptions = {
    * store that supports it (RedisStore). Default true; false reads every window whole on every tick.
    */
   reuseReads?: boolean
+  /**
+   * Where each broker's records end, for data that has an end (a replay, a backtest): a broker is
+   * evaluated at its own last record, never past it, so its alerts neither fire nor resolve on the
+   * silence after its data stops. Absent for a live store.
+   */
+  dataEnds?: DataEnds
 }
 
 /** Late log lines from a tailer or a slow scrape still land inside the evaluated time. */
@@ -91,7 +98,8 @@ export const DEFAULT_RENOTIFY_MS = 4 * 3_600_000
 /** Message edits during a storm are paced to this. */
 export const DEFAULT_MIN_UPDATE_INTERVAL_MS = 60_000
 
-type Active = { rule: Rule; cluster: string; broker: string; match: Match; cause: Cause }
+/** `t`: the time the broker was evaluated at (the tick's, or its data's end when that came first). */
+type Active = { rule: Rule; cluster: string; broker: string; match: Match; cause: Cause; t: number }
 type Held = { rule: Rule; match: Match; related: Match[] }
 /** A broker's long-window matches as last evaluated, with the causes built then. */
 type LongWindowResult = { at: number; built: { fp: string; rule: Rule; match: Match; cause: Cause }[] }
@@ -115,6 +123,9 @@ export class AlertEngine {
   private readonly redeliverUnpostedMs: number
   private readonly owner: string
   private readonly longWindowEveryMs: number
+  private readonly dataEnds?: DataEnds
+  /** Per broker whose data ended, its evaluation at its last record: every later tick gives the same. */
+  private readonly atDataEnd = new Map<string, { at: number; built: { fp: string; rule: Rule; match: Match; cause: Cause }[] }>()
   /** Long-window results per broker; a cache of evaluation output, rebuilt after a restart. */
   private readonly longWindow = new Map<string, LongWindowResult>()
   /** The last tick's reads, checked against the store and reused (undefined on a store that cannot check). */
@@ -133,6 +144,7 @@ export class AlertEngine {
     this.redeliverUnpostedMs = opts.redeliverUnpostedMs ?? 0
     this.owner = opts.owner ?? `alert-engine-${Math.random().toString(36).slice(2, 10)}`
     this.longWindowEveryMs = opts.longWindowEveryMs ?? DEFAULT_LONG_WINDOW_EVERY_MS
+    this.dataEnds = opts.dataEnds
     const changes = opts.store.readSeriesChanges?.bind(opts.store)
     if (changes && opts.reuseReads !== false) this.seriesCache = new SeriesCache({ readSeriesChanges: changes })
   }
@@ -141,6 +153,7 @@ export class AlertEngine {
   setRules(rules: readonly Rule[]): void {
     this.rules = rules
     this.longWindow.clear()
+    this.atDataEnd.clear()
   }
 
   /**
@@ -155,12 +168,12 @@ export class AlertEngine {
 
   /** Evaluates at `now - lag` and returns the notifications to send, silenced ones left out. */
   async tick(now: number): Promise<AlertEvent[]> {
-    const t = now - this.lagMs
+    const tickAt = now - this.lagMs
     this.settleDue = undefined
     const holdUntil = (at: number) => {
       this.settleDue = this.settleDue === undefined ? at : Math.min(this.settleDue, at)
     }
-    const active = await this.evaluate(t)
+    const active = await this.evaluate(tickAt)
     const silences = await this.store.listSilences(now)
     const byId = new Map(this.rules.map((r) => [r.id, r]))
     const events: AlertEvent[] = []
@@ -170,6 +183,8 @@ export class AlertEngine {
 
     for (const [fp, a] of active) {
       const cause = a.cause
+      // The broker's own evaluation time: the tick's, or where its data ended.
+      const t = a.t
       const current = await this.store.getAlert(fp)
       // Evidence times are the signals' own: a `not` part of a match spans the window, not an event.
       const times = a.match.evidence.length ? a.match.evidence.map((e) => e.at) : [a.match.at]
@@ -243,7 +258,8 @@ export class AlertEngine {
       if (alert.state === 'resolved' || active.has(alert.fingerprint)) continue
       const rule = byId.get(alert.ruleId)
       if (!rule || (this.cluster !== undefined && alert.cluster !== this.cluster)) continue
-      const next: AlertRecord = { ...alert, state: 'resolved', resolvedAt: t }
+      // A broker whose data ended is resolved no later than its last record.
+      const next: AlertRecord = { ...alert, state: 'resolved', resolvedAt: this.dataEnds?.clamp(alert.cluster, alert.broker, tickAt) ?? tickAt }
       if ((await this.store.transitionAlert(alert.state, next)) && alert.state === 'firing') emit('resolved', next, resolvedCause(rule, alert))
     }
     const explained = (e: AlertEvent) => (e.cause.explainedBy?.length ? 1 : 0)
@@ -265,6 +281,7 @@ export class AlertEngine {
       this.seriesCache?.endTick()
     }
     for (const key of this.longWindow.keys()) if (!seen.has(key)) this.longWindow.delete(key)
+    for (const key of this.atDataEnd.keys()) if (!seen.has(key)) this.atDataEnd.delete(key)
     return active
   }
 
@@ -274,21 +291,30 @@ export class AlertEngine {
       if (this.cluster !== undefined && cluster !== this.cluster) continue
       const key = `${cluster}\u0000${broker}`
       seen.add(key)
-      const built = every.length ? await this.evaluateBroker(reads, every, { cluster, broker }, window) : []
+      // Data with an end: a broker whose records stop before t is evaluated at its last one.
+      const tb = this.dataEnds?.clamp(cluster, broker, t) ?? t
+      const kept = tb < t ? this.atDataEnd.get(key) : undefined
+      if (kept?.at === tb) {
+        for (const { fp, rule, match, cause } of kept.built) active.set(fp, { rule, cluster, broker, match, cause, t: tb })
+        continue
+      }
+      const w = tb === t ? window : { from: tb - (t - window.from), to: tb, now: tb }
+      const built = every.length ? await this.evaluateBroker(reads, every, { cluster, broker }, w) : []
       if (long.length) {
         const last = this.longWindow.get(key)
         // A broker seen for the first time counts as evaluated up to an interval ago, by a share its name
         // decides: brokers then fall due on different ticks instead of all on one.
-        const at = last ? t : t - (stableHash(key) % this.longWindowEveryMs)
-        const result = last && t - last.at < this.longWindowEveryMs && t >= last.at ? last : { at, built: await this.evaluateBroker(reads, long, { cluster, broker }, window) }
+        const at = last ? tb : tb - (stableHash(key) % this.longWindowEveryMs)
+        const result = last && tb - last.at < this.longWindowEveryMs && tb >= last.at ? last : { at, built: await this.evaluateBroker(reads, long, { cluster, broker }, w) }
         this.longWindow.set(key, result)
         // Kept matches age out of the window exactly as fresh ones would.
-        for (const b of result.built) if (b.match.lastAt >= window.from) built.push({ ...b, cause: freshCause(b.cause) })
+        for (const b of result.built) if (b.match.lastAt >= w.from) built.push({ ...b, cause: freshCause(b.cause) })
       }
       // An alert another one on this broker explains says so, so the bot can thread it under its
       // cause instead of posting a rival incident.
       markExplained(built)
-      for (const { fp, rule, match, cause } of built) active.set(fp, { rule, cluster, broker, match, cause })
+      if (tb < t) this.atDataEnd.set(key, { at: tb, built })
+      for (const { fp, rule, match, cause } of built) active.set(fp, { rule, cluster, broker, match, cause, t: tb })
     }
   }
 

@@ -2,6 +2,7 @@ import type { Rule } from '../dsl/ast.js'
 import { signalsOfRule } from '../dsl/signals-of-rule.js'
 import type { AlertEvent } from './alerts.js'
 import type { Evidence } from './diagnosis.js'
+import { DataEnds } from './data-span.js'
 import { labelKey } from './eval-data.js'
 import { DEFAULT_KEEP_FIRING_MS } from './alerts.js'
 import { AlertOverlay, replayAlerts } from './replay-alerts.js'
@@ -72,8 +73,9 @@ export async function backtestRules(store: Store, base: readonly Rule[], head: r
   ]
   const start = Math.floor(opts.from / stepMs) * stepMs
   // No tick reaches past a cluster's last record: an alert open there stays open, never resolved (or
-  // fired) by the absence of data that was simply not recorded, as in a replay.
-  const dataEnd = await lastRecords(store, names, opts.from - marginMs, opts.to, windowMs)
+  // fired) by the absence of data that was simply not recorded, as in a replay. A broker whose own
+  // data stops earlier is evaluated at its last record from then on (DataEnds).
+  const { clusters: dataEnd, brokers: dataEnds } = await lastRecords(store, names, opts.from - marginMs, opts.to, windowMs)
   const lastOfAll = Math.max(-Infinity, ...dataEnd.values())
   let windows = 0
   let signalsRead = 0
@@ -95,7 +97,7 @@ export async function backtestRules(store: Store, base: readonly Rule[], head: r
       const clusterUntil = Math.min(until, dataEnd.get(cluster)! + lagMs)
       // The two sides share nothing but the store: their reads overlap.
       await Promise.all(
-        sides.filter((side) => side.rules.length > 0).map((side) => replayAlerts(side.overlay, side.rules, ticks, { stepMs, lagMs, until: clusterUntil, alertsInStore: true }, (e) => record(side, e))),
+        sides.filter((side) => side.rules.length > 0).map((side) => replayAlerts(side.overlay, side.rules, ticks, { stepMs, lagMs, until: clusterUntil, alertsInStore: true, dataEnds }, (e) => record(side, e))),
       )
     }
     windows++
@@ -104,27 +106,35 @@ export async function backtestRules(store: Store, base: readonly Rule[], head: r
 }
 
 /**
- * Each cluster's last record at or before `to` among `names` (the signals the rules read), found by
- * reading back from `to` a window at a time: one window when the history runs up to `to`.
+ * Each cluster's last record at or before `to` among `names` (the signals the rules read), and where
+ * each broker's own data ends (every record, see DataEnds), found by reading back from `to` a window
+ * at a time: one window when the history runs up to `to` and every broker's data with it.
  */
-async function lastRecords(store: Store, names: string[], from: number, to: number, windowMs: number): Promise<Map<string, number>> {
+async function lastRecords(store: Store, names: string[], from: number, to: number, windowMs: number): Promise<{ clusters: Map<string, number>; brokers: DataEnds }> {
   const out = new Map<string, number>()
-  if (names.length === 0) return out
+  const ends = new DataEnds()
+  if (names.length === 0) return { clusters: out, brokers: ends }
   const brokers = await store.brokers()
   const clusters = [...new Set(brokers.map((b) => b.cluster))]
-  for (let hi = to; hi >= from && out.size < clusters.length; hi -= windowMs) {
+  const ended = () => out.size === clusters.length && brokers.every((b) => ends.of(b.cluster, b.broker) !== undefined)
+  for (let hi = to; hi >= from && !ended(); hi -= windowMs) {
     const lo = Math.max(from, hi - windowMs + 1)
+    // The newest window holding a cluster's rule signals gives its end; older ones only brokers' ends.
+    const found = new Map<string, number>()
     for (const cluster of clusters) {
-      if (out.has(cluster)) continue
       for (const scope of [...brokers.filter((b) => b.cluster === cluster), { cluster }]) {
-        for (const list of (await store.querySeries({ ...scope, names, from: lo, to: hi })).values()) {
+        // Every name: whose data a file is, and where it stops, rests on all of its records.
+        for (const [name, list] of await store.querySeries({ ...scope, from: lo, to: hi })) {
+          ends.add(list)
           const t = list[list.length - 1]?.at
-          if (t !== undefined && t > (out.get(cluster) ?? -Infinity)) out.set(cluster, t)
+          if (t === undefined || out.has(cluster) || !names.includes(name)) continue
+          if (t > (found.get(cluster) ?? -Infinity)) found.set(cluster, t)
         }
       }
     }
+    for (const [cluster, t] of found) out.set(cluster, t)
   }
-  return out
+  return { clusters: out, brokers: ends }
 }
 
 function record(side: { rules: readonly Rule[]; episodes: AlertEpisode[]; open: Map<string, AlertEpisode> }, e: AlertEvent): void {

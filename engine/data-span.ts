@@ -100,3 +100,83 @@ export function coveredMs(coverage: { from: number; to: number } | undefined, en
   const overlap = Math.min(end, coverage.to) - Math.max(end - windowMs, coverage.from)
   return Math.min(windowMs, Math.max(windowMs * MIN_COVERED_SHARE, overlap))
 }
+
+/**
+ * Where each broker's own records end in data that has an end: a replayed recording, logs handed to
+ * `why --replay`, a backtest's stretch of history. A broker whose data stops earlier than its peers'
+ * (it died, its files were cut, its collection stopped) is evaluated at its own last record, never
+ * later: past it, what its data does not hold is unknown, not absent, so no rule of it may conclude
+ * from the silence ("no shutdown line, so the clients could not reach its listener") and nothing other
+ * sources say later is claimed for it. A live store has no such end and uses none.
+ *
+ * A broker's own data is its sources, not every record that names it: a peer's controller.log saying
+ * "Broker failure callback for 2" or a client's "Disconnected from node 2" are other sources' words
+ * about broker 2 and do not extend its data. A file is the broker's whose id more than half of the
+ * file's records carry (a client's records, `client.*`, count for none: a client log is no broker's);
+ * an adapter's records (a scrape, a JMX poll) are the broker's they name, since they were read from it.
+ */
+export class DataEnds {
+  private readonly files = new Map<string, { lastAt: number; total: number; byBroker: Map<string, number>; cluster: string }>()
+  private readonly scraped = new Map<string, number>()
+  private ends?: Map<string, number>
+  private prevSource = ''
+  private prevKey = ''
+
+  /** Takes a batch of records in any order. */
+  add(signals: Iterable<{ cluster: string; broker?: string; at: number; source: string; name: string }>): void {
+    this.ends = undefined
+    for (const s of signals) {
+      if (s.source !== this.prevSource) {
+        this.prevSource = s.source
+        this.prevKey = sourceKey(s.source)
+      }
+      const key = this.prevKey
+      const client = s.name.startsWith('client.')
+      if (keyKind(key) === 'file') {
+        const fileKey = `${s.cluster}\u0000${key}`
+        let f = this.files.get(fileKey)
+        if (!f) this.files.set(fileKey, (f = { lastAt: s.at, total: 0, byBroker: new Map(), cluster: s.cluster }))
+        if (s.at > f.lastAt) f.lastAt = s.at
+        if (client) continue
+        f.total++
+        if (s.broker !== undefined) f.byBroker.set(s.broker, (f.byBroker.get(s.broker) ?? 0) + 1)
+      } else if (s.broker !== undefined && !client) {
+        const k = endKey(s.cluster, s.broker)
+        const prev = this.scraped.get(k)
+        if (prev === undefined || s.at > prev) this.scraped.set(k, s.at)
+      }
+    }
+  }
+
+  /** The broker's last record of its own sources, or undefined when it has none here. */
+  of(cluster: string, broker: string): number | undefined {
+    return this.byBroker().get(endKey(cluster, broker))
+  }
+
+  /** `t`, or the broker's last record when its data ends before `t`: the latest moment it may be evaluated at. */
+  clamp(cluster: string, broker: string | undefined, t: number): number {
+    if (broker === undefined) return t
+    const end = this.byBroker().get(endKey(cluster, broker))
+    return end !== undefined && end < t ? end : t
+  }
+
+  /** Every broker's end, keyed `cluster\u0000broker`. */
+  private byBroker(): Map<string, number> {
+    if (this.ends) return this.ends
+    const ends = new Map(this.scraped)
+    for (const f of this.files.values()) {
+      for (const [broker, n] of f.byBroker) {
+        if (n * 2 <= f.total) continue
+        const k = endKey(f.cluster, broker)
+        const prev = ends.get(k)
+        if (prev === undefined || f.lastAt > prev) ends.set(k, f.lastAt)
+      }
+    }
+    this.ends = ends
+    return ends
+  }
+}
+
+function endKey(cluster: string, broker: string): string {
+  return `${cluster}\u0000${broker}`
+}

@@ -2,6 +2,7 @@ import { compareBroker } from './broker-id.js'
 import type { Rule, Severity } from '../dsl/ast.js'
 import { observedSignalsOfRule } from '../dsl/signals-of-rule.js'
 import { looksHealthy } from './abnormal.js'
+import type { DataEnds } from './data-span.js'
 import { diagnose, SEVERITY_WEIGHT } from './diagnose.js'
 import type { Cause, Diagnosis } from './diagnosis.js'
 import type { Store } from './store/store.js'
@@ -24,6 +25,8 @@ export type ClusterDiagnoseOptions = {
   brokers?: readonly string[]
   /** Record the top causes in the diagnoses history, as `why <broker>` does. Default true. */
   record?: boolean
+  /** Where each broker's own data ends (a replay): a broker is answered at its last record, never past it. */
+  dataEnds?: DataEnds
 }
 
 /** Where a cause sits: this broker's rule, by id. */
@@ -83,7 +86,9 @@ export async function diagnoseCluster(rules: readonly Rule[], store: Store, opts
   const brokers = [...new Set(opts.brokers ?? known)].sort(compareBroker)
   const diagnoses: Diagnosis[] = []
   for (const broker of brokers) {
-    diagnoses.push(await diagnose(rules, store, { cluster: opts.cluster, broker, from: opts.from, to: opts.to, now: opts.now, record: opts.record }))
+    const to = opts.dataEnds?.clamp(opts.cluster, broker, opts.to) ?? opts.to
+    const now = Math.min(opts.now, to)
+    diagnoses.push(await diagnose(rules, store, { cluster: opts.cluster, broker, from: Math.min(opts.from, to), to, now, record: opts.record }))
   }
   return joinDiagnoses(rules, diagnoses, opts)
 }

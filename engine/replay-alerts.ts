@@ -1,6 +1,7 @@
 import type { Rule } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import { AlertEngine, DEFAULT_KEEP_FIRING_MS, DEFAULT_LAG_MS, type AlertEvent } from './alerts.js'
+import type { DataEnds } from './data-span.js'
 import { MemoryStore } from './store/memory-store.js'
 import type { AppendOptions, Store } from './store/store.js'
 
@@ -47,6 +48,11 @@ export type ReplayAlertOptions = {
   until?: number
   /** Keep the alert state in `store` itself (the console); by default it lives in a private overlay. */
   alertsInStore?: boolean
+  /**
+   * Where each broker's own records end: a broker whose data stops before its cluster's is evaluated
+   * at its last record from then on, so nothing fires, resolves or is claimed for it past that.
+   */
+  dataEnds?: DataEnds
 }
 
 /**
@@ -67,7 +73,7 @@ export async function replayAlerts(
   const overlay = opts.alertsInStore ? store : new AlertOverlay(store)
   const all: { event: AlertEvent; tickAt: number }[] = []
   for (const [cluster, list] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
-    const engine = new AlertEngine({ store: overlay, rules, cluster, lagMs, keepFiringMs, renotifyMs: 0 })
+    const engine = new AlertEngine({ store: overlay, rules, cluster, lagMs, keepFiringMs, renotifyMs: 0, dataEnds: opts.dataEnds })
     const quantise = (t: number) => Math.ceil(t / opts.stepMs) * opts.stepMs
     const end = opts.until ?? list[list.length - 1] + lagMs
     let i = 0

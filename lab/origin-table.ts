@@ -39,7 +39,7 @@ export async function clusterAnswerOf(slug: string): Promise<ClusterDiagnosis> {
   const from = times.reduce((a, b) => Math.min(a, b))
   const to = times.reduce((a, b) => Math.max(a, b))
   const cluster = (await store.brokers())[0].cluster
-  return diagnoseCluster(rules, store, { cluster, from, to, now: to, record: false })
+  return diagnoseCluster(rules, store, { cluster, from, to, now: to, record: false, dataEnds: loaded.ends })
 }
 
 /** Scores one recording's cluster answer against its lab.json. */

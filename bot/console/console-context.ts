@@ -65,7 +65,7 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
   // A replayed incident (the demo by default) lives in memory: it must never land in the team's Redis.
   const store = opts.replay ? new MemoryStore() : openStore(env)
   const log = opts.log ?? { error: (...a: unknown[]) => console.error(...a), info: () => undefined, warn: (...a: unknown[]) => console.error(...a) }
-  let loaded: { accepted: number; rejected: number; lastAt?: number; times: Map<string, number[]> } | undefined
+  let loaded: Awaited<ReturnType<typeof loadIncident>> | undefined
   try {
     if (opts.replay) loaded = await loadIncident(store, opts.replay)
   } catch (err) {
@@ -90,7 +90,7 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
   }
   const rules = await loadRuleSet(opts.rulesPaths ?? config.rules)
   const fixedNow = opts.now ?? (loaded?.lastAt !== undefined ? loaded.lastAt + 1000 : undefined)
-  if (loaded && fixedNow !== undefined && loaded.times.size) await replayIncidentAlerts(store, rules.rules, loaded.times, fixedNow)
+  if (loaded && fixedNow !== undefined && loaded.times.size) await replayIncidentAlerts(store, rules.rules, loaded.times, fixedNow, loaded.ends)
   const admins = openAdminConnections(config)
   const ctx: BotContext = {
     config,

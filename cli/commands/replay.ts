@@ -6,6 +6,7 @@ import { ArchiveLimitError } from '../../adapters/logs/open-input.js'
 import { resolveZone } from '../../adapters/logs/timestamp.js'
 import type { Rule } from '../../dsl/ast.js'
 import type { AlertEvent } from '../../engine/alerts.js'
+import { DataEnds } from '../../engine/data-span.js'
 import { replayAlerts, SignalTimes } from '../../engine/replay-alerts.js'
 import type { Store } from '../../engine/store/store.js'
 import { FileFormatError } from '../../file-formats/yaml-validate.js'
@@ -46,7 +47,7 @@ export async function execute({ args, options }: CommandInput<typeof REPLAY_OPTI
       console.error('kafka-why: nothing to replay: no signal was accepted from the given paths')
       return 1
     }
-    const events = await replayAlerts(store, rules, ingest.times, { stepMs, lagMs }, (e) => {
+    const events = await replayAlerts(store, rules, ingest.times, { stepMs, lagMs, dataEnds: ingest.ends }, (e) => {
       console.log(json ? JSON.stringify(eventJson(e)) : renderEvent(e))
     })
     if (!json) log(describeReplay(events))
@@ -73,6 +74,8 @@ export type IngestResult = {
   dropped: number
   /** The newest time read, stored or not (-Infinity when nothing was read). */
   newest: number
+  /** Each broker's last record read, stored or not: no broker is evaluated past its own data. */
+  ends: DataEnds
 }
 
 /** How own logs are read: the broker of unnamed records, per-path brokers, the zone of offset-less times. */
@@ -137,9 +140,11 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
   let newest = -Infinity
   let lastProgress = Date.now()
   let newestRead = -Infinity
+  const ends = new DataEnds()
   const until = options.until ?? Infinity
   for await (const read of readSources(paths, { ...options, cluster, stats })) {
     for (const s of read) if (s.at > newestRead) newestRead = s.at
+    ends.add(read)
     const batch = keptFrom === -Infinity && until === Infinity ? read : read.filter((s) => s.at >= keptFrom && s.at <= until)
     dropped += read.length - batch.length
     let r: Awaited<ReturnType<Store['append']>>
@@ -186,7 +191,7 @@ export async function ingestSources(store: Store, paths: string[], cluster?: str
   if (keptFrom !== -Infinity) {
     for (const [c, list] of sorted) sorted.set(c, list.slice(lowerBound(list, keptFrom)))
   }
-  return { accepted, rejected, stats, times: sorted, brokers, dropped, newest: newestRead, ...(keptFrom !== -Infinity ? { keptFrom } : {}) }
+  return { accepted, rejected, stats, times: sorted, brokers, dropped, newest: newestRead, ends, ...(keptFrom !== -Infinity ? { keptFrom } : {}) }
 }
 
 /** "read 412.0 MiB, 2,841,210 lines; 388,120 signals held (from 2026-12-03T04:11:00Z)". */

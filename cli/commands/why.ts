@@ -1,6 +1,6 @@
 import { looksHealthy } from '../../engine/abnormal.js'
 import { diagnose } from '../../engine/diagnose.js'
-import { diagnoseCluster } from '../../engine/diagnose-cluster.js'
+import { diagnoseCluster, type ClusterDiagnoseOptions } from '../../engine/diagnose-cluster.js'
 import { renderClusterDiagnosis } from '../render-cluster.js'
 import { describeUnread } from '../../engine/unread-input.js'
 import { unreadInput } from '../../adapters/unread-input.js'
@@ -74,7 +74,7 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
           if (clusters.length > 1) throw new UsageError(`the logs hold ${clusters.length} clusters (${clusters.join(', ')}): pass --cluster NAME, or name a broker`)
           const to = at !== undefined && window ? Math.min(at, window.to) : window!.to
           const from = sinceMs !== undefined ? to - sinceMs : window!.from
-          return answerCluster(rules, store, { cluster: clusters[0], from, to, now: to }, options, ingest)
+          return answerCluster(rules, store, { cluster: clusters[0], from, to, now: to, dataEnds: ingest.ends }, options, ingest)
         }
         broker = found[0].broker
         if (!options.json) console.error(`diagnosing broker ${broker}, the one broker in these logs`)
@@ -93,7 +93,9 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
     // A replay is answered inside its data: --at past the last record evaluates no window beyond it.
     const now = at !== undefined && window ? Math.min(at, window.to) : (at ?? window?.to ?? Date.now())
     const from = sinceMs !== undefined ? now - sinceMs : window && at === undefined ? window.from : now - 3_600_000
-    const diagnosis = await diagnose(rules, store, { cluster, broker: broker!, from, to: now, now })
+    // ... and inside the broker's own data: logs that stop before the rest are answered at their end.
+    const end = ingest ? ingest.ends.clamp(cluster, broker!, now) : now
+    const diagnosis = await diagnose(rules, store, { cluster, broker: broker!, from: Math.min(from, end), to: end, now: end })
     const unread = ingest && unreadInput(ingest.stats)
     if (unread) diagnosis.unread = unread
     if (options.json) console.log(JSON.stringify(diagnosis, null, 2))
@@ -109,7 +111,7 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
 async function answerCluster(
   rules: Parameters<typeof diagnoseCluster>[0],
   store: Store,
-  w: { cluster: string; from: number; to: number; now: number },
+  w: ClusterDiagnoseOptions,
   options: { json: boolean; verbose: boolean },
   ingest: IngestResult | undefined,
 ): Promise<number> {
