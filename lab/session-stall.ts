@@ -56,6 +56,20 @@ async function controllerId(cluster: LabCluster): Promise<number> {
  * answer UNKNOWN_TOPIC_OR_PARTITION for a moment after the controller created it).
  */
 export async function createTopic(cluster: LabCluster, topic: string, partitions: number, replicationFactor: number, configs: Record<string, string>): Promise<void> {
+  // The admin client can wait without end on a cluster that is still settling on a loaded machine (two
+  // live runs hung here for 6 and 13 minutes): past two minutes the run fails and the next one starts.
+  let timer: NodeJS.Timeout | undefined
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`topic ${topic} was not created within 120 s`)), 120_000)
+  })
+  try {
+    await Promise.race([createTopicOnce(cluster, topic, partitions, replicationFactor, configs), limit])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function createTopicOnce(cluster: LabCluster, topic: string, partitions: number, replicationFactor: number, configs: Record<string, string>): Promise<void> {
   const kafka = new kafkajs.Kafka({ clientId: 'kafka-why-lab', brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
   const admin = kafka.admin()
   try {
