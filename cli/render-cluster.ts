@@ -16,9 +16,9 @@ export function renderClusterDiagnosis(c: ClusterDiagnosis, opts: TextRenderOpti
   out.push('')
   for (const part of c.brokers) {
     if (part.role === 'origin' || part.role === 'named') continue
-    out.push(`broker ${part.broker}: ${describeOther(part, c.links)}`)
+    out.push(`${who(part, c)}: ${describeOther(part, c.links)}`)
   }
-  for (const part of named) out.push(`broker ${part.broker}: ${describeNamed(part)}`)
+  for (const part of named) out.push(`${who(part, c)}: ${describeNamed(part)}`)
   for (const w of c.clusterWide) out.push(`clients and cluster-wide: ${w.cause.severity.toUpperCase()} ${w.cause.ruleId}${labelText(w.cause)} (rests on no broker's own lines)`)
   if (c.brokers.some((b) => b.role !== 'origin') || c.clusterWide.length) out.push('')
   for (const part of origins) {
@@ -44,6 +44,11 @@ function headline(c: ClusterDiagnosis, origins: BrokerPart[], named: BrokerPart[
   if (named.length) return `origin: broker ${named[0].broker}, named by its peers' evidence; its own logs show nothing (not given, or it stopped without a line)`
   if (c.clusterWide.length) return `no broker is the origin; what the clients and the cluster-wide data show: ${c.clusterWide[0].cause.severity.toUpperCase()} ${c.clusterWide[0].cause.ruleId}`
   return 'no broker shows a cause above info'
+}
+
+/** "broker 2", and when its own data ends before the cluster's, the last record it was answered at. */
+function who(part: BrokerPart, c: ClusterDiagnosis): string {
+  return `broker ${part.broker}${part.diagnosis.to < c.to ? ` (answered at its last record, ${isoStamp(part.diagnosis.to)})` : ''}`
 }
 
 /** What an affected or quiet broker shows, and whose consequence it is. */

@@ -1,4 +1,5 @@
 import type { EvalData, EvalWindow } from './match.js'
+import type { Store } from './store/store.js'
 
 /**
  * What stretch of time the data behind a diagnosis actually covers, per source and overall. A pasted
@@ -179,4 +180,15 @@ export class DataEnds {
 
 function endKey(cluster: string, broker: string): string {
   return `${cluster}\u0000${broker}`
+}
+
+/**
+ * Every broker's end in [from, to] of a store holding data that has an end (logs shared in chat, read
+ * into a store of their own): each broker's and the cluster's records read once, every name.
+ */
+export async function readDataEnds(store: Pick<Store, 'brokers' | 'query'>, cluster: string, from: number, to: number): Promise<DataEnds> {
+  const ends = new DataEnds()
+  const scopes = [...(await store.brokers()).filter((b) => b.cluster === cluster), { cluster }]
+  for (const scope of scopes) ends.add(await store.query({ ...scope, from, to }))
+  return ends
 }

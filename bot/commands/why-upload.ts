@@ -15,6 +15,7 @@ import { describeUnread } from '../../engine/unread-input.js'
 import type { Store } from '../../engine/store/store.js'
 import { renderClusterDiagnosis } from '../render/cluster-diagnosis.js'
 import { diagnoseClusterWith } from './why.js'
+import { readDataEnds } from '../../engine/data-span.js'
 
 /**
  * `why` over logs shared in a thread: the uploads are read into a store of their own (never the
@@ -59,7 +60,9 @@ export async function whyUploaded(ctx: BotContext, where: { channel: string }, u
         : `Nothing abnormal in ${summary} (${span}).`
     return redactMessage({ text: answer, parts: [{ kind: 'section', text: escapeMrkdwn(answer) }], visibility: 'channel' })
   }
-  const d = await ctx.diagnose(ctx.rules.rules, store, { cluster, broker, from: read.window.from, to: read.window.to, now: read.window.to })
+  // Inside the broker's own data: logs of it that stop before the rest are answered at their end.
+  const end = (await readDataEnds(store, cluster, read.window.from, read.window.to)).clamp(cluster, broker, read.window.to)
+  const d = await ctx.diagnose(ctx.rules.rules, store, { cluster, broker, from: Math.min(read.window.from, end), to: end, now: end })
   if (unread) d.unread = unread
   const msg = renderDiagnosis(d, { timeZone: ctx.config.timeZone, otherBrokers: [] })
   const parts = msg.parts.filter((p) => p.kind !== 'actions')
@@ -81,7 +84,8 @@ async function clusterAnswer(
   unread: ReturnType<typeof unreadInput>,
   cut: UploadCut | undefined,
 ): Promise<BotMessage> {
-  const answer = await diagnoseClusterWith(ctx, store, { cluster, brokers, from: window.from, to: window.to, now: window.to })
+  const dataEnds = await readDataEnds(store, cluster, window.from, window.to)
+  const answer = await diagnoseClusterWith(ctx, store, { cluster, brokers, from: window.from, to: window.to, now: window.to, dataEnds })
   const msg = renderClusterDiagnosis(answer, { timeZone: ctx.config.timeZone, brokerPicker: false })
   const parts = msg.parts.filter((p) => p.kind !== 'actions')
   const note = `Read from the shared ${escapeMrkdwn(names)}: ${escapeMrkdwn(summary)}. Diagnosed on their own, not with this cluster's live data; mention me with \`why ${brokers[0]}\` for one broker's whole answer.`

@@ -1,5 +1,6 @@
 import { joinDiagnoses, type ClusterDiagnosis } from '../../engine/diagnose-cluster.js'
 import type { Diagnosis } from '../../engine/diagnosis.js'
+import type { DataEnds } from '../../engine/data-span.js'
 import type { Store } from '../../engine/store/store.js'
 import type { BotContext, CommandRequest } from '../context.js'
 import { UserError } from '../errors.js'
@@ -53,8 +54,12 @@ async function whyCluster(ctx: BotContext, cluster: string, sinceMs: number | un
  * The cluster's answer through the context's diagnose (so the bot's one diagnose path, and a test's
  * failing one, are used for every broker), joined by the engine's joinDiagnoses.
  */
-export async function diagnoseClusterWith(ctx: BotContext, store: Store, w: { cluster: string; brokers: readonly string[]; from: number; to: number; now: number }): Promise<ClusterDiagnosis> {
+export async function diagnoseClusterWith(ctx: BotContext, store: Store, w: { cluster: string; brokers: readonly string[]; from: number; to: number; now: number; dataEnds?: DataEnds }): Promise<ClusterDiagnosis> {
   const diagnoses: Diagnosis[] = []
-  for (const broker of w.brokers) diagnoses.push(await ctx.diagnose(ctx.rules.rules, store, { cluster: w.cluster, broker, from: w.from, to: w.to, now: w.now }))
+  for (const broker of w.brokers) {
+    // Shared logs have an end: a broker whose own logs stop earlier is answered at its last record.
+    const to = w.dataEnds?.clamp(w.cluster, broker, w.to) ?? w.to
+    diagnoses.push(await ctx.diagnose(ctx.rules.rules, store, { cluster: w.cluster, broker, from: Math.min(w.from, to), to, now: Math.min(w.now, to) }))
+  }
   return joinDiagnoses(ctx.rules.rules, diagnoses, w)
 }

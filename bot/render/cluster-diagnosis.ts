@@ -5,7 +5,7 @@ import type { BotMessage, MessagePart } from '../message.js'
 import { escapeMrkdwn } from './block-kit.js'
 import { renderCause, type DiagnosisRenderOptions } from './diagnosis.js'
 import { SLACK_LIMITS } from './slack-limits.js'
-import { formatWindow } from './time.js'
+import { formatTime, formatWindow } from './time.js'
 
 /**
  * A cluster answer for Slack and the console: which broker is the origin and why (its top causes
@@ -59,7 +59,9 @@ export function renderClusterDiagnosis(c: ClusterDiagnosis, opts: ClusterRenderO
   const others = c.brokers.filter((b) => b.role !== 'origin')
   if (others.length) {
     parts.push({ kind: 'divider' })
-    const lines = [...others.filter((b) => b.role !== 'named'), ...named].map((b) => `• *broker ${escapeMrkdwn(b.broker)}*: ${b.role === 'named' ? describeNamed(b) : describeOther(b, c.links)}`)
+    // A broker whose own logs stop before the rest was answered at its last record: say which.
+    const ends = (b: BrokerPart) => (b.diagnosis.to < c.to ? ` (answered at its last record, ${formatTime(b.diagnosis.to, opts.timeZone, true)})` : '')
+    const lines = [...others.filter((b) => b.role !== 'named'), ...named].map((b) => `• *broker ${escapeMrkdwn(b.broker)}*${ends(b)}: ${b.role === 'named' ? describeNamed(b) : describeOther(b, c.links)}`)
     parts.push({ kind: 'section', text: fitLines(origins.length ? '*The other brokers*' : '*The brokers*', lines) })
   }
   if (c.clusterWide.length) {

@@ -113,6 +113,10 @@ describe('a broker whose data ends before its peers\' is evaluated only inside i
     expect(part('1').diagnosis.to).toBe(answer.to)
     expect(answer.brokers[0]).toMatchObject({ broker: '3', role: 'origin' })
     expect(answer.brokers[0].own[0].ruleId).toBe('disk_full')
+    // The text says where the broker was answered.
+    const text = await kafkaWhyInProcess(['why', '--replay', dir, '--rules', rulesDir])
+    expect(text.stdout).toMatch(/^broker 2 \(answered at its last record, 2026-12-01 12:03:29Z\): nothing a rule names/m)
+    expect(text.stdout).toMatch(/^broker 1: /m)
   })
 
   it('backtest: over a history asked to run two hours on, no episode of broker 2 fires or resolves past its end', async () => {
