@@ -27,6 +27,7 @@ export type FailureClass =
   | 'configuration'
   | 'client_request'
   | 'lifecycle'
+  | 'runtime_task'
   | 'bug'
 
 /** What a class means to an on-call engineer: a name, what that part failing means, what to check next. */
@@ -98,6 +99,11 @@ export const FAILURE_CLASSES: Record<FailureClass, FailureClassInfo> = {
     title: 'start-up and shutdown',
     meaning: 'the broker or controller failed while starting or stopping; the process is not serving and may exit or restart in a loop',
     next: 'read the exception that follows the line (it usually names a setting, a port, a directory or a ZooKeeper/quorum problem) and the last lines before the exit',
+  },
+  runtime_task: {
+    title: 'Connect and Streams tasks',
+    meaning: 'a Kafka Connect connector or task, or a Kafka Streams thread, task or state store, failed: a failed Connect task stays failed until restarted, and a Streams client whose threads die goes to ERROR and stops processing',
+    next: 'read the exception that follows the line (the external system, a converter or deserialiser, a producer send, a state directory), then the brokers\' logs at that time for what the task\'s clients saw; restart the task or instance once it is fixed',
   },
   bug: {
     title: 'software defect',
@@ -228,6 +234,21 @@ const COMPONENTS: readonly [RegExp, FailureClass][] = [
 ]
 
 /**
+ * Kafka Connect (connect-runtime, connect-mirror) and Kafka Streams: their loggers are read before the
+ * broker's components (a Streams `OffsetCheckpoint` is the application's state, not a broker's log).
+ * What is not named here is the connector, task, thread or store itself: `runtime_task`.
+ */
+const RUNTIME_COMPONENTS: readonly [RegExp, FailureClass][] = [
+  [/connect\.runtime\.isolation\.|Config(?:Transformer|Utils)?$|\.Loggers$|LoggingResource$|AssignorConfiguration$/, 'configuration'],
+  [/connect\.runtime\.rest\./, 'network'],
+  [/connect\.runtime\.distributed\.(?:DistributedHerder|WorkerCoordinator|WorkerGroupMember|\w*Assignor)|streams\.processor\.internals\.(?:StreamsPartitionAssignor|StreamsRebalanceListener|assignment\.)|streams\.processor\.assignment\./, 'group'],
+  [/connect\.storage\.|connect\.util\.(?:KafkaBasedLog|TopicAdmin)|connect\.mirror\.(?:CheckpointStore|OffsetSyncWriter|MirrorUtils)|streams\.processor\.internals\.(?:InternalTopicManager|RepartitionTopics|RecordCollectorImpl|StreamsProducer|ClientUtils)$/, 'client_request'],
+  [/connect\.mirror\.Scheduler$|connect\.runtime\.standalone\.HealthCheckThread$|connect\.util\.Stage$/, 'threads'],
+  [/connect\.cli\.|connect\.mirror\.MirrorMaker$|connect\.runtime\.Connect$/, 'lifecycle'],
+  [/^org\.apache\.kafka\.(?:connect|streams)\./, 'runtime_task'],
+]
+
+/**
  * Client libraries' components: librdkafka facility codes (`SASL`, `TXNERR`), sarama's `area/part`
  * tags, kafkajs namespaces and kafka-python modules. Their catch-all facilities (`ERROR`, `FAIL`,
  * `sarama`, `kgo`, `kafkajs`) are left to the wording.
@@ -308,7 +329,7 @@ export function classifyFailure(input: ClassifyInput): Classification | undefine
   if (input.level === 'LOG' && !FAILURE_WORDS.test(message)) return { benign: PROGRESS_REASON, by: 'benign wording' }
   const telling = fromList(TELLING_EXCEPTIONS, input.rootCause) ?? fromList(TELLING_EXCEPTIONS, input.exception) ?? fromList(TELLING_EXCEPTIONS, message)
   if (telling) return { failureClass: telling, by: 'exception' }
-  const component = fromList(COMPONENTS, input.logger) ?? fromList(CLIENT_COMPONENTS, input.logger)
+  const component = fromList(RUNTIME_COMPONENTS, input.logger) ?? fromList(COMPONENTS, input.logger) ?? fromList(CLIENT_COMPONENTS, input.logger)
   // A start-up that fails on an argument check failed on a setting (a listener, a JAAS entry, a path).
   if (component === 'lifecycle' && /IllegalArgumentException/.test(`${input.rootCause ?? ''} ${input.exception ?? ''}`)) return { failureClass: 'configuration', by: 'exception' }
   if (component) return { failureClass: component, by: 'component' }

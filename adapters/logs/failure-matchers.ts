@@ -1,4 +1,5 @@
 import { CLIENT_MATCHERS } from './client-matchers.js'
+import { RUNTIME_MATCHERS } from './runtime-matchers.js'
 import type { Draft, Matcher } from './matchers.js'
 import type { LogFormat } from './types.js'
 
@@ -566,4 +567,6 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
   // C1-C12. What clients of every library log when a broker connection, request, group or producer fails
   //     (client-matchers.ts).
   ...CLIENT_MATCHERS,
+  // R1-R5. Kafka Connect tasks and Kafka Streams threads failing (runtime-matchers.ts).
+  ...RUNTIME_MATCHERS,
 ]

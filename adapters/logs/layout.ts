@@ -76,7 +76,9 @@ const APACHE_RE = /^\[([^\]]*)\] (\w+) ?(.*)$/s
 // between the date and the level, and the thread and class before the message.
 const DATE_FIRST_RE = /^(\S+(?: \d\d:\d\d\S*)?) +(?:\[myid:\d*\] - )?(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*)$/s
 const ZOOKEEPER_SOURCE_RE = /^\[.*:([\w$]+)@\d+\] - /s
-const TRAILING_LOGGER_RE = /\s\(([\w.$-]+)\)$/
+// Kafka Connect's shipped pattern ("[%d] %p %X{connector.context}%m (%c:%L)%n") adds the source line to the
+// class; only a class name (a capitalised last segment) takes it, so "(kafka-1.example.com:9092)" stays message.
+const TRAILING_LOGGER_RE = /\s\(([\w.$-]+|(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?=:\d+\)$))(?::\d+)?\)$/
 const CLOUDERA_LOGGER_RE = /^([\w.$-]+): (.*)$/s
 const LEVELS = new Set(['trace', 'debug', 'info', 'warning', 'error'])
 

@@ -11,6 +11,8 @@ export { versionRanges }
 import { fetchSourcesJar, readSources, RELEASES, type Release } from './sources.js'
 import { CLIENT_RELEASES, DEFAULT_CLIENT_REPOS, mapClientSignals, mineLibrary, readClientTable, writeClientTable } from './clients.js'
 import { clientTableFile, type ClientWordingEntry } from '../../adapters/logs/wording/client-lookup.js'
+import { mineRuntime, RUNTIME_TABLE, runtimeCoverage, type RuntimeProduct } from './connect-streams.js'
+import { existsSync } from 'node:fs'
 
 /**
  * `npm run wording` — mines the log statements of every release in sources.ts into
@@ -259,19 +261,45 @@ function clientCoverage(clients: { library: string; tags: readonly string[]; ent
   return `${lines.join('\n')}\n`
 }
 
+const RUNTIME_HEADING = '\n## Kafka Connect and Kafka Streams\n'
+
+/** The coverage page with its Connect and Streams section replaced (or put in) just before the clients' section. */
+function withRuntimeSection(doc: string, section: string): string {
+  const at = doc.indexOf(RUNTIME_HEADING)
+  const clients = doc.indexOf('\n## Clients\n')
+  const head = at >= 0 ? doc.slice(0, at) : clients >= 0 ? doc.slice(0, clients) : doc.replace(/\n+$/, '\n')
+  const tail = clients >= 0 ? doc.slice(clients) : ''
+  return head.replace(/\n+$/, '\n') + section + tail
+}
+
+/** The checked-in Connect and Streams tables, for the coverage page of a full run (they are mined by --connect-streams). */
+function readRuntimeTables(): { product: RuntimeProduct; entries: WordingEntry[] }[] {
+  return (['connect', 'streams'] as const)
+    .filter((p) => existsSync(path.join(TABLE_DIR, RUNTIME_TABLE[p])))
+    .map((product) => ({ product, entries: parseWordingTable(readFileSync(path.join(TABLE_DIR, RUNTIME_TABLE[product]), 'utf8'), RUNTIME_TABLE[product]) }))
+}
+
 /** Entry point; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const mapOnly = argv.includes('--map')
   const clientsOnly = argv.includes('--clients')
+  const runtimesOnly = argv.includes('--connect-streams')
   const reposAt = argv.indexOf('--client-repos')
   const repoDir = reposAt >= 0 ? argv[reposAt + 1] : DEFAULT_CLIENT_REPOS
-  const unknown = argv.filter((a, i) => a !== '--map' && a !== '--clients' && a !== '--client-repos' && !(reposAt >= 0 && i === reposAt + 1))
+  const unknown = argv.filter((a, i) => a !== '--map' && a !== '--clients' && a !== '--connect-streams' && a !== '--client-repos' && !(reposAt >= 0 && i === reposAt + 1))
   if (unknown.length || (reposAt >= 0 && repoDir === undefined)) {
-    process.stderr.write(`wording: unknown option ${unknown[0] ?? '--client-repos'} (usage: npm run wording [-- --map] [--clients] [--client-repos DIR])\n`)
+    process.stderr.write(`wording: unknown option ${unknown[0] ?? '--client-repos'} (usage: npm run wording [-- --map] [--clients] [--connect-streams] [--client-repos DIR])\n`)
     return 2
   }
   const log = (m: string) => process.stderr.write(`${m}\n`)
   const started = Date.now()
+  if (runtimesOnly) {
+    // Connect and Streams: their own tables and their section of the coverage page (kept before the clients').
+    const parts = (['connect', 'streams'] as const).map((product) => ({ product, entries: mineRuntime(product, TABLE_DIR, templateId, log) }))
+    writeFileSync(COVERAGE_DOC, withRuntimeSection(readFileSync(COVERAGE_DOC, 'utf8'), runtimeCoverage(parts)))
+    log(`connect and streams tables and their section of docs/wording-coverage.md written; ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    return 0
+  }
   const clients = clientTables(mapOnly, repoDir, log)
   if (clientsOnly) {
     // The coverage page keeps its Kafka and ZooKeeper rows; only its clients section is rewritten.
@@ -303,7 +331,7 @@ export async function main(argv: string[]): Promise<number> {
     log(`${TABLE_OF[product]}: ${entries.length} templates`)
     parts.push({ product, versions, entries, m })
   }
-  writeFileSync(COVERAGE_DOC, coverageDoc(parts) + clientCoverage(clients))
+  writeFileSync(COVERAGE_DOC, withRuntimeSection(coverageDoc(parts) + clientCoverage(clients), runtimeCoverage(readRuntimeTables())))
   log(`docs/wording-coverage.md written; ${((Date.now() - started) / 1000).toFixed(1)} s`)
   return 0
 }

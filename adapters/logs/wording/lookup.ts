@@ -25,7 +25,7 @@ export type WordingEntry = {
 }
 
 /** The checked-in tables, one per product; the generator writes them, nothing edits them by hand. */
-export const WORDING_TABLES = ['kafka-wording.tsv', 'zookeeper-wording.tsv'] as const
+export const WORDING_TABLES = ['kafka-wording.tsv', 'zookeeper-wording.tsv', 'connect-wording.tsv', 'streams-wording.tsv'] as const
 
 /** Column order of the tables (the first line of each file names them after a "#"). */
 export const WORDING_COLUMNS = ['id', 'level', 'logger', 'versions', 'throwable', 'signal', 'prefix', 'template'] as const
@@ -202,7 +202,7 @@ function loadIndex(): Index {
   return index
 }
 
-/** Every entry of the catalogue, in table order (Kafka first, then ZooKeeper). */
+/** Every entry of the catalogue, in table order (Kafka, ZooKeeper, Connect, Streams). */
 export function wordingEntries(): readonly WordingEntry[] {
   return loadIndex().entries
 }
