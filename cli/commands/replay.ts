@@ -94,9 +94,9 @@ export type IngestOptions = Pick<ReadSourcesOptions, 'defaultBroker' | 'fallback
 }
 
 /**
- * Signals a replay into the private in-memory store holds at most (`why --replay`, `replay`): with the
- * diagnosis or the alert replay over them, the process stays near 750 MiB of RSS whatever the input's
- * size (docs/security.md has the measured figures).
+ * Signals a replay into the private in-memory store holds at most (`why --replay`, `replay`): what is
+ * held no longer grows with the input's size (a 1 GiB log answered by `why --replay` at a peak RSS of
+ * 1,247 MiB; docs/security.md has the measured figures).
  */
 export const DEFAULT_REPLAY_HELD = 200_000
 
