@@ -230,10 +230,13 @@ export function matchesAt(msg: string, start: number, parts: readonly string[]):
   return true
 }
 
+/** Kafka Streams' LogContext prefixes: "stream-thread [app-StreamThread-1] ", "stream-client [app] ", "stream-task [0_1] ". */
+const STREAMS_CONTEXT = /^stream-(?:thread|client|task) (?=\[)/
+
 /** Where the message may start: 0, then after each leading "[…] " context prefix (logIdent, LogContext). */
 function starts(msg: string): number[] {
   const out = [0]
-  let pos = 0
+  let pos = STREAMS_CONTEXT.exec(msg.slice(0, 16))?.[0].length ?? 0
   for (let i = 0; i < MAX_PREFIXES && msg.charCodeAt(pos) === 91 /* [ */; i++) {
     const close = msg.indexOf('] ', pos)
     if (close < 0) break
