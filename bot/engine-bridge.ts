@@ -18,8 +18,11 @@ import { replayAlerts, SignalTimes } from '../engine/replay-alerts.js'
  * never on how those modules are laid out.
  */
 
-/** The broker and window to diagnose; `now` is supplied, never read. */
-export type DiagnoseOptions = { cluster: string; broker: string; from: number; to: number; now: number }
+/**
+ * The broker and window to diagnose; `now` is supplied, never read. `dataEnds`: for data that has an
+ * end (logs shared in chat), where each broker's own data ends.
+ */
+export type DiagnoseOptions = { cluster: string; broker: string; from: number; to: number; now: number; dataEnds?: DataEnds }
 /** The diagnose signature handlers depend on (tests may pass a failing one). */
 export type DiagnoseFn = (rules: Rule[], store: Store, opts: DiagnoseOptions) => Promise<Diagnosis>
 

@@ -7,7 +7,7 @@ import { labelKey } from './eval-data.js'
 import { evaluateRules } from './evaluate.js'
 import { alertFingerprint } from './fingerprint.js'
 import { lateDataCanUndo } from './late-data.js'
-import type { DataEnds } from './data-span.js'
+import { withinPeersData, type DataEnds } from './data-span.js'
 import { loadForRules } from './load-data.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 import { lookbackMs } from './rule-signals.js'
@@ -331,7 +331,8 @@ export class AlertEngine {
 
   /** One broker's causes for a set of rules at the window's end, consequences included, not yet cross-marked. */
   private async evaluateBroker(reads: TickReads, rules: readonly Rule[], at: { cluster: string; broker: string }, window: EvalWindow) {
-    const { data } = await loadForRules(reads, { ...at, rules, from: window.from, to: window.to })
+    const loaded = await loadForRules(reads, { ...at, rules, from: window.from, to: window.to })
+    const data = withinPeersData(loaded.data, this.dataEnds)
     const here = new Map<string, Held>()
     for (const { rule, matches } of evaluateRules(rules, data, window)) {
       for (const match of matches) {

@@ -1,5 +1,6 @@
 import type { EvalData, EvalWindow } from './match.js'
 import type { Store } from './store/store.js'
+import type { Signal } from '../signals/signal.js'
 
 /**
  * What stretch of time the data behind a diagnosis actually covers, per source and overall. A pasted
@@ -149,6 +150,11 @@ export class DataEnds {
     }
   }
 
+  /** How many brokers have an end here. */
+  get size(): number {
+    return this.byBroker().size
+  }
+
   /** The broker's last record of its own sources, or undefined when it has none here. */
   of(cluster: string, broker: string): number | undefined {
     return this.byBroker().get(endKey(cluster, broker))
@@ -191,4 +197,27 @@ export async function readDataEnds(store: Pick<Store, 'brokers' | 'query'>, clus
   const scopes = [...(await store.brokers()).filter((b) => b.cluster === cluster), { cluster }]
   for (const scope of scopes) ends.add(await store.query({ ...scope, from, to }))
   return ends
+}
+
+/**
+ * What a broker's evaluation reads of its peers, inside their data: a client's record naming node N
+ * (its `node` label) after N's own data ended is left out of every other broker's evaluation. What
+ * N was doing then is unknown (stopped, dead, cut off), so nothing can be concluded from it on a peer:
+ * the survivors of a dead broker do not read the clients' failures toward it as their own listener's.
+ */
+export function withinPeersData(data: EvalData, ends: DataEnds | undefined): EvalData {
+  if (!ends || ends.size === 0) return data
+  let changed = false
+  const series = new Map<string, readonly Signal[]>()
+  for (const [name, list] of data.series) {
+    const kept = list.filter((s) => {
+      const node = s.labels?.node
+      if (node === undefined || node === data.broker || s.broker === data.broker) return true
+      const end = ends.of(data.cluster, node)
+      return end === undefined || s.at <= end
+    })
+    if (kept.length !== list.length) changed = true
+    series.set(name, kept)
+  }
+  return changed ? { ...data, series } : data
 }

@@ -88,7 +88,7 @@ export async function diagnoseCluster(rules: readonly Rule[], store: Store, opts
   for (const broker of brokers) {
     const to = opts.dataEnds?.clamp(opts.cluster, broker, opts.to) ?? opts.to
     const now = Math.min(opts.now, to)
-    diagnoses.push(await diagnose(rules, store, { cluster: opts.cluster, broker, from: Math.min(opts.from, to), to, now, record: opts.record }))
+    diagnoses.push(await diagnose(rules, store, { cluster: opts.cluster, broker, from: Math.min(opts.from, to), to, now, record: opts.record, dataEnds: opts.dataEnds }))
   }
   return joinDiagnoses(rules, diagnoses, opts)
 }

@@ -8,7 +8,7 @@ import { combineMatches } from './combine.js'
 import type { Cause, Diagnosis, Evidence, NearMiss } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
 import { evaluateRules } from './evaluate.js'
-import { dataCoverage, dataSpans } from './data-span.js'
+import { dataCoverage, dataSpans, withinPeersData, type DataEnds } from './data-span.js'
 import { loadForRules } from './load-data.js'
 import type { EvalData, EvalWindow, Match } from './match.js'
 import { findNearMiss } from './near-miss.js'
@@ -24,6 +24,8 @@ export type DiagnoseOptions = {
   now: number
   /** Record the top causes in the store's diagnoses history (for the digest). Default true. */
   record?: boolean
+  /** Where each broker's own data ends (a replay, shared logs): peers are read only inside theirs. */
+  dataEnds?: DataEnds
 }
 
 /** Severity outweighs everything else in the score; corroboration next; recency breaks ties. */
@@ -46,7 +48,7 @@ export async function diagnose(rules: readonly Rule[], store: Store, opts: Diagn
     loadForRules(store, { cluster: opts.cluster, broker: opts.broker, rules, from: opts.from, to: opts.to, everything: true }),
     templatesBefore(store, opts),
   ])
-  const diagnosis = diagnoseData(rules, data, { from: opts.from, to: opts.to, now: opts.now }, signalsRead, priorTemplates)
+  const diagnosis = diagnoseData(rules, withinPeersData(data, opts.dataEnds), { from: opts.from, to: opts.to, now: opts.now }, signalsRead, priorTemplates)
   if (opts.record !== false) {
     const top = diagnosis.causes.filter((c) => !c.explainedBy?.length).slice(0, RECORDED)
     for (const c of top) await store.recordDiagnosis({ at: opts.now, cluster: opts.cluster, broker: opts.broker, ruleId: c.ruleId, severity: c.severity, cause: c.cause })

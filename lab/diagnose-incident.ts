@@ -97,7 +97,7 @@ async function diagnoseInProcess(dir: string, broker: string): Promise<LabVerdic
     const now = loaded.lastAt + 1_000
     // As `why`: a broker whose own data stops before the recording's end is answered at its last record.
     const to = loaded.ends.clamp(LAB_CLUSTER_NAME, broker, now)
-    const d = await diagnoseBroker(rules.rules, store, { cluster: LAB_CLUSTER_NAME, broker, from: now - 86_400_000, to, now: to })
+    const d = await diagnoseBroker(rules.rules, store, { cluster: LAB_CLUSTER_NAME, broker, from: now - 86_400_000, to, now: to, dataEnds: loaded.ends })
     return {
       ruleIds: d.causes.map((c) => c.ruleId),
       causes: d.causes.map((c) => c.cause),

@@ -61,8 +61,9 @@ export async function whyUploaded(ctx: BotContext, where: { channel: string }, u
     return redactMessage({ text: answer, parts: [{ kind: 'section', text: escapeMrkdwn(answer) }], visibility: 'channel' })
   }
   // Inside the broker's own data: logs of it that stop before the rest are answered at their end.
-  const end = (await readDataEnds(store, cluster, read.window.from, read.window.to)).clamp(cluster, broker, read.window.to)
-  const d = await ctx.diagnose(ctx.rules.rules, store, { cluster, broker, from: Math.min(read.window.from, end), to: end, now: end })
+  const dataEnds = await readDataEnds(store, cluster, read.window.from, read.window.to)
+  const end = dataEnds.clamp(cluster, broker, read.window.to)
+  const d = await ctx.diagnose(ctx.rules.rules, store, { cluster, broker, from: Math.min(read.window.from, end), to: end, now: end, dataEnds })
   if (unread) d.unread = unread
   const msg = renderDiagnosis(d, { timeZone: ctx.config.timeZone, otherBrokers: [] })
   const parts = msg.parts.filter((p) => p.kind !== 'actions')

@@ -59,7 +59,7 @@ export async function diagnoseClusterWith(ctx: BotContext, store: Store, w: { cl
   for (const broker of w.brokers) {
     // Shared logs have an end: a broker whose own logs stop earlier is answered at its last record.
     const to = w.dataEnds?.clamp(w.cluster, broker, w.to) ?? w.to
-    diagnoses.push(await ctx.diagnose(ctx.rules.rules, store, { cluster: w.cluster, broker, from: Math.min(w.from, to), to, now: Math.min(w.now, to) }))
+    diagnoses.push(await ctx.diagnose(ctx.rules.rules, store, { cluster: w.cluster, broker, from: Math.min(w.from, to), to, now: Math.min(w.now, to), dataEnds: w.dataEnds }))
   }
   return joinDiagnoses(ctx.rules.rules, diagnoses, w)
 }

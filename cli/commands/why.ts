@@ -95,7 +95,7 @@ export async function execute({ args, options }: CommandInput<typeof WHY_OPTIONS
     const from = sinceMs !== undefined ? now - sinceMs : window && at === undefined ? window.from : now - 3_600_000
     // ... and inside the broker's own data: logs that stop before the rest are answered at their end.
     const end = ingest ? ingest.ends.clamp(cluster, broker!, now) : now
-    const diagnosis = await diagnose(rules, store, { cluster, broker: broker!, from: Math.min(from, end), to: end, now: end })
+    const diagnosis = await diagnose(rules, store, { cluster, broker: broker!, from: Math.min(from, end), to: end, now: end, dataEnds: ingest?.ends })
     const unread = ingest && unreadInput(ingest.stats)
     if (unread) diagnosis.unread = unread
     if (options.json) console.log(JSON.stringify(diagnosis, null, 2))

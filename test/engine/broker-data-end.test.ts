@@ -90,6 +90,20 @@ describe('a broker whose data ends before its peers\' is evaluated only inside i
     expect(of('3').filter((e) => e.ruleId === 'disk_full').map((e) => e.type)).toEqual(['firing'])
   })
 
+  // The recording itself, uncut: broker 3 exits at 12:03:42 and the producer keeps failing to connect
+  // to its address (/127.0.0.1:34621) until 12:03:50. Those failures speak of a broker whose data has
+  // ended; its peers did not read them as their own unreachable advertised listener.
+  it('lab-disk-full: a broker that died does not make its peers\' clients "unable to reach the advertised listener"', async () => {
+    const r = await kafkaWhyInProcess(['replay', 'test/incidents/lab-disk-full', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as EventLine)
+    expect(events.filter((e) => e.ruleId === 'advertised_listener_unreachable')).toEqual([])
+    expect(events.filter((e) => e.ruleId.startsWith('kafka_7755'))).toEqual([])
+    expect(events.filter((e) => e.type === 'firing').map((e) => `${e.ruleId} ${e.broker}`).sort()).toEqual(
+      expect.arrayContaining(['disk_full 3', 'fetcher_cannot_reach_leader 1', 'fetcher_cannot_reach_leader 2']),
+    )
+  })
+
   it('why 2 --at past its end: answered at its last record, from nothing later', async () => {
     const r = await kafkaWhyInProcess(['why', '2', '--replay', dir, '--rules', rulesDir, '--at', '2026-12-01T12:03:55Z', '--json'])
     expect(r.code, r.stderr).toBe(0)
