@@ -164,7 +164,8 @@ export function messageOf(line: string): string {
   const m = /(?:^|[\s\]|])(?:FATAL|ERROR|SEVERE|WARN|WARNING)\b:?\s+(.*)$/.exec(line)
   let msg = (m ? m[1] : line).trim()
   msg = msg.replace(/^\[[^\]]*\]\s+-\s+/, '').replace(/^-- [^:\s]{0,100}: /, '').replace(/^-\s+/, '').replace(/^\[[\w.$]+\]\s+\([^)]*\)\s+/, '')
-  msg = msg.replace(/\s+\([\w.$]+\)$/, '')
+  // The trailing logger, with the source line Kafka Connect's layout adds ("(o.a.k.connect.runtime.WorkerTask:212)").
+  msg = msg.replace(/\s+\((?:[\w.$]+|(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*:\d+)\)$/, '')
   return msg
 }
 

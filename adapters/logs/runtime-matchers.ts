@@ -72,6 +72,15 @@ export const RUNTIME_MATCHERS: readonly Matcher[] = [
     build: (m, rec) =>
       draft('connect.offset_flush_timeout', { ...taskOf(rec.header.message), side: /Commit of offsets/.test(m[0]) ? 'sink' : 'source' }, m[1] !== undefined ? Number(m[1]) : undefined),
   },
+  // R2b. The periodic offset commit that follows a failed flush. SourceTaskOffsetCommitter 0.10-3.9 "{} Failed to
+  //     commit offsets" (ERROR); the flush line before it says why.
+  {
+    literals: ['Failed to commit offsets'],
+    scope: 'message',
+    formats: RUNTIME,
+    re: /\bFailed to commit offsets$/,
+    build: (_m, rec) => draft('connect.offset_commit_failed', { ...taskOf(rec.header.message) }),
+  },
   // R3. A Streams thread or client died on an exception. StreamThread 1.0-2.7 "stream-thread [{}] Encountered the
   //     following {unexpected Kafka |}exception during processing and the thread is going to shut down: ";
   //     KafkaStreams 2.8-3.9 "Encountered the following exception during processing and the registered
