@@ -116,6 +116,11 @@ export const RUNTIME_MATCHERS: readonly Matcher[] = [
     scope: 'message',
     formats: RUNTIME,
     re: /got migrated to another thread|Detected that the thread is being fenced|TaskMigratedException/,
-    build: (_m, rec) => draft('streams.task_migrated', { ...streamsScopeOf(rec.header.message) }),
+    build: (_m, rec) => {
+      // Under exactly-once the transaction coordinator fences the thread's producer (its epoch was bumped: a
+      // transaction timed out, or another instance took the transactional id); else the group moved on.
+      const fenced = rec.lines.some((l) => /Producer got fenced|ProducerFencedException|InvalidProducerEpochException/.test(l))
+      return draft('streams.task_migrated', { ...streamsScopeOf(rec.header.message), kind: fenced ? 'producer_fenced' : 'missed_rebalance' })
+    },
   },
 ]
