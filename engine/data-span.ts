@@ -150,6 +150,13 @@ export class DataEnds {
     }
   }
 
+  /** The earliest of the brokers' ends (Infinity when none). */
+  earliest(): number {
+    let min = Infinity
+    for (const t of this.byBroker().values()) if (t < min) min = t
+    return min
+  }
+
   /** How many brokers have an end here. */
   get size(): number {
     return this.byBroker().size
@@ -207,17 +214,25 @@ export async function readDataEnds(store: Pick<Store, 'brokers' | 'query'>, clus
  */
 export function withinPeersData(data: EvalData, ends: DataEnds | undefined): EvalData {
   if (!ends || ends.size === 0) return data
-  let changed = false
-  const series = new Map<string, readonly Signal[]>()
+  // Nothing to leave out while every record is older than the earliest end (the common case).
+  let newest = -Infinity
+  for (const list of data.series.values()) if (list.length && list[list.length - 1].at > newest) newest = list[list.length - 1].at
+  if (newest <= ends.earliest()) return data
+  let series: Map<string, readonly Signal[]> | undefined
   for (const [name, list] of data.series) {
-    const kept = list.filter((s) => {
+    let kept: Signal[] | undefined
+    for (let i = 0; i < list.length; i++) {
+      const s = list[i]
       const node = s.labels?.node
-      if (node === undefined || node === data.broker || s.broker === data.broker) return true
-      const end = ends.of(data.cluster, node)
-      return end === undefined || s.at <= end
-    })
-    if (kept.length !== list.length) changed = true
-    series.set(name, kept)
+      let drop = false
+      if (node !== undefined && node !== data.broker && s.broker !== data.broker) {
+        const end = ends.of(data.cluster, node)
+        drop = end !== undefined && s.at > end
+      }
+      if (drop) kept ??= list.slice(0, i)
+      else kept?.push(s)
+    }
+    if (kept) (series ??= new Map(data.series)).set(name, kept)
   }
-  return changed ? { ...data, series } : data
+  return series ? { ...data, series } : data
 }
