@@ -60,25 +60,26 @@ export const RUNTIME_MATCHERS: readonly Matcher[] = [
     },
   },
   // R2. A source task's offset flush ran out of time: the producer had not delivered the records sent before
-  //     it within offset.flush.timeout.ms. WorkerSourceTask 0.10-2.8 "{} Failed to flush, timed out while
+  //     it within offset.flush.timeout.ms. WorkerSourceTask 0.10 "Failed to flush {}, timed out while waiting for
+  //     producer to flush outstanding {} messages", 1.0-2.8 "{} Failed to flush, timed out while
   //     waiting for producer to flush outstanding {} messages"; 3.x "{} Timed out waiting to flush offsets to
   //     storage; will try again on next flush interval with latest offsets"; WorkerSinkTask "{} Commit of
   //     offsets timed out" (a sink's consumer commit).
   {
-    literals: ['Failed to flush, timed out while waiting for producer', 'Timed out waiting to flush offsets to storage', 'Commit of offsets timed out'],
+    literals: ['timed out while waiting for producer to flush', 'Timed out waiting to flush offsets to storage', 'Commit of offsets timed out'],
     scope: 'message',
     formats: RUNTIME,
-    re: /Failed to flush, timed out while waiting for producer to flush outstanding (\d+) messages|Timed out waiting to flush offsets to storage|Commit of offsets timed out/,
+    re: /Failed to flush(?: \S+)?, timed out while waiting for producer to flush outstanding (\d+) messages|Timed out waiting to flush offsets to storage|Commit of offsets timed out/,
     build: (m, rec) =>
       draft('connect.offset_flush_timeout', { ...taskOf(rec.header.message), side: /Commit of offsets/.test(m[0]) ? 'sink' : 'source' }, m[1] !== undefined ? Number(m[1]) : undefined),
   },
-  // R2b. The periodic offset commit that follows a failed flush. SourceTaskOffsetCommitter 0.10-3.9 "{} Failed to
-  //     commit offsets" (ERROR); the flush line before it says why.
+  // R2b. The periodic offset commit that follows a failed flush. SourceTaskOffsetCommitter 1.0-3.9 "{} Failed to
+  //     commit offsets", 0.10 "Failed to commit offsets for {}" (ERROR); the flush line before it says why.
   {
     literals: ['Failed to commit offsets'],
     scope: 'message',
     formats: RUNTIME,
-    re: /\bFailed to commit offsets$/,
+    re: /\bFailed to commit offsets(?: for \S+)?$/,
     build: (_m, rec) => draft('connect.offset_commit_failed', { ...taskOf(rec.header.message) }),
   },
   // R3. A Streams thread or client died on an exception. StreamThread 1.0-2.7 "stream-thread [{}] Encountered the

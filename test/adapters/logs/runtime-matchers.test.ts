@@ -46,4 +46,21 @@ describe('Kafka Connect and Kafka Streams lines', () => {
     expect(signalsOf('rules/tests/lines/connect-streams-quiet-lookalikes/streams.log').map((s) => [s.name, s.labels?.scope, s.labels?.from, s.labels?.to])).toEqual([['streams.state_transition', 'thread', 'RUNNING', 'PENDING_SHUTDOWN']])
     expect(signalsOf('rules/tests/lines/connect-streams-quiet-lookalikes/connect.log').map((s) => s.name)).toEqual(['connect.offset_flush_timeout'])
   })
+  it('reads Connect\'s MDC context ("[oracle-db-source|task-0] ") and "(class:line)" behind a collector\'s own stamp (kafka-connect-jdbc#1168, comment of 2023-09-06)', () => {
+    // fixtures/connect-mdc-collector-prefix.log: the comment's first four lines, verbatim.
+    const path = 'test/adapters/logs/fixtures/connect-mdc-collector-prefix.log'
+    const { signals, layout, format } = parseLogText(readFileSync(path, 'utf8'), { path, cluster: 'runtime' })
+    expect([layout, format]).toEqual(['apache', 'client'])
+    const warn = signals.find((s) => s.name === 'log.warn_failure')
+    expect(warn?.labels).toMatchObject({ logger: 'org.apache.kafka.clients.NetworkClient', template: '80e11e42cd' })
+    // The record's own stamp, not the collector's (the two are an hour apart in the report).
+    expect(new Date(warn!.at).toISOString()).toBe('2023-09-06T16:43:16.764Z')
+  })
+
+  it('reads Connect 0.10\'s wording of a flush timeout and of the failed commit after it (kafka-connect-jdbc#161)', () => {
+    const path = 'rules/tests/lines/connect-offset-flush-timeouts-0.10/connect.log'
+    const got = signalsOf(path)
+    expect(got.filter((s) => s.name === 'connect.offset_flush_timeout').map((s) => s.value)).toEqual([386204, 415429, 413813])
+    expect(got.filter((s) => s.name === 'connect.offset_commit_failed').map((s) => s.labels?.task)).toEqual(['qa-job-exporter16-0', 'qa-job-exporter16-0', 'qa-job-exporter16-0'])
+  })
 })
