@@ -26,6 +26,31 @@ export function isConsumerLagSeries(name: string): boolean {
   return name === PARTITION_STATUS_SERIES || name === GROUP_STATUS_SERIES
 }
 
+/**
+ * The recorded events a set of derived status events is worked out from: the commits of each
+ * claimed group (of its claimed partition, for a `group.partition_status`) and the log ends of the
+ * partitions those commits are on. Without them the group has no status left to derive; what other
+ * groups commit is kept. `claimed` are derived events (or evidence) with their labels.
+ */
+export function consumerLagInputsOf(claimed: readonly { signal?: string; name?: string; labels?: Record<string, string> }[], recorded: readonly Signal[]): (s: Signal) => boolean {
+  const groups = new Set<string>()
+  const parts = new Set<string>()
+  for (const c of claimed) {
+    const l = c.labels
+    if (!l?.group) continue
+    if ((c.signal ?? c.name) === PARTITION_STATUS_SERIES && l.topic !== undefined && l.partition !== undefined) parts.add(`${l.group}\u0000${l.topic}\u0000${l.partition}`)
+    else groups.add(l.group)
+  }
+  const isClaimedCommit = (s: Signal): boolean => {
+    const l = s.labels
+    if (s.name !== 'group.commit' || !l?.group) return false
+    return groups.has(l.group) || parts.has(`${l.group}\u0000${l.topic}\u0000${l.partition}`)
+  }
+  const partitions = new Set<string>()
+  for (const s of recorded) if (isClaimedCommit(s)) partitions.add(`${s.labels!.topic}\u0000${s.labels!.partition}`)
+  return (s) => isClaimedCommit(s) || (s.name === 'partition.log_end' && partitions.has(`${s.labels?.topic}\u0000${s.labels?.partition}`))
+}
+
 export type ConsumerLagOptions = {
   /** Commits per partition window (Burrow `intervals`, default 10). */
   window?: number

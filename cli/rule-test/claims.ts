@@ -3,10 +3,11 @@ import { parse as parseYaml } from 'yaml'
 import type { Atom, CompareOp, Comparison, Cond, Rule, Text } from '../../dsl/ast.js'
 import { observedSignalsOfRule } from '../../dsl/signals-of-rule.js'
 import { CLUSTER_LOSS_SERIES, isClusterLossSeries } from '../../engine/cluster-loss.js'
+import { CONSUMER_LAG_SOURCES, consumerLagInputsOf, isConsumerLagSeries } from '../../engine/consumer-lag-series.js'
 import { CONTROLLER_SUM_SOURCE, isControllerSumSeries } from '../../engine/controller-sum.js'
 import { isTimeToFullSeries, TIME_TO_FULL_SOURCE } from '../../engine/disk-time-to-full.js'
 import { diagnose } from '../../engine/diagnose.js'
-import type { Cause } from '../../engine/diagnosis.js'
+import type { Cause, Evidence } from '../../engine/diagnosis.js'
 import { MemoryStore } from '../../engine/store/memory-store.js'
 import type { Signal } from '../../signals/signal.js'
 import type { CaseResult } from './run-case.js'
@@ -15,8 +16,9 @@ import type { CaseResult } from './run-case.js'
  * The claims pass of `kafka-why test --claims`: a cause's sentence must rest on its evidence. For every
  * passing `expect` of a case, each signal the rule's condition reads outside any `not` is removed from
  * the case's data in turn (for a literal comparison, `safepoint.sync > 2s`, only the events that
- * satisfy it; for a series the engine derives, such as zk.cluster_session_loss, every event it is
- * derived from) and the rule is evaluated again on the same window, alone. The claim is gone when:
+ * satisfy it; for a series the engine derives, such as zk.cluster_session_loss or group.status, the
+ * events it is derived from: for a consumer group's status, that group's commits and its partitions'
+ * log ends) and the rule is evaluated again on the same window, alone. The claim is gone when:
  *   1. the rule no longer fires on that broker; or
  *   2. its cause text interpolates the signal (`{safepoint.sync}`) and the value it showed is no longer
  *      in the text; or
@@ -88,11 +90,13 @@ const HOLDS: Record<CompareOp, (a: number, b: number) => boolean> = {
 /**
  * Which events of `signal` carry the rule's claim: with only literal comparisons on the signal's own
  * values (`safepoint.sync > 2s`), those satisfying one of them; otherwise (no comparison, an aggregate,
- * a share of a fact) every event of that name.
+ * a share of a fact) every event of that name. For a derived series, the recorded events it is worked
+ * out from (derivedRemoval): `claimed` is the cause as it stood, whose evidence says which group the
+ * claim is about, and the case's data.
  */
-export function removalOf(rule: Rule, signal: string): (s: Signal) => boolean {
-  const sources = derivedFrom(signal)
-  if (sources) return (s) => sources.includes(s.name)
+export function removalOf(rule: Rule, signal: string, claimed?: { cause: Cause; signals: readonly Signal[] }): (s: Signal) => boolean {
+  const derived = derivedRemoval(signal, claimed?.cause.evidence ?? [], claimed?.signals ?? [])
+  if (derived) return derived
   const comparisons: Comparison[] = []
   let all = false
   const visit = (cond: Cond): void => {
@@ -124,13 +128,30 @@ export function removalOf(rule: Rule, signal: string): (s: Signal) => boolean {
 
 /**
  * The signals a series the engine derives at evaluation time is made of (a cluster-wide loss, the
- * controller count): no event of the derived name is in the data, so its claim is removed at its source.
+ * controller count, a disk's time to full, a consumer group's status): no event of the derived name
+ * is in the data, so its claim is removed at its source.
  */
 export function derivedFrom(signal: string): readonly string[] | undefined {
   if (isClusterLossSeries(signal)) return CLUSTER_LOSS_SERIES[signal].from
   if (isControllerSumSeries(signal)) return [CONTROLLER_SUM_SOURCE]
   if (isTimeToFullSeries(signal)) return [TIME_TO_FULL_SOURCE]
+  if (isConsumerLagSeries(signal)) return CONSUMER_LAG_SOURCES
   return undefined
+}
+
+/**
+ * The recorded events a derived series' claim rests on, or undefined for a recorded signal. A
+ * consumer group's status is removed for the groups (or group-partitions) the cause's evidence
+ * names: their commits and their partitions' log ends, so the group has no status left while other
+ * groups keep theirs. Any other derived series, or a cause citing none of its events, loses every
+ * source event.
+ */
+export function derivedRemoval(signal: string, evidence: readonly Evidence[], signals: readonly Signal[]): ((s: Signal) => boolean) | undefined {
+  const sources = derivedFrom(signal)
+  if (!sources) return undefined
+  const cited = evidence.filter((e) => !e.consequence && e.signal === signal && e.labels?.group)
+  if (isConsumerLagSeries(signal) && cited.length) return consumerLagInputsOf(cited, signals)
+  return (s) => sources.includes(s.name)
 }
 
 /** The signals every alternative of a condition needs (outside `not`): an `or` needs only what all its operands need. */
@@ -208,7 +229,7 @@ export async function checkClaimsOfCase(result: CaseResult, rules: readonly Rule
         out.push(check)
         if (!base) continue
         check.before = base.cause
-        const drop = removalOf(rule, signal)
+        const drop = removalOf(rule, signal, { cause: base, signals })
         const kept = signals.filter((s) => !drop(s))
         check.removed = signals.length - kept.length
         const after = await causeOf(rule, kept, at)

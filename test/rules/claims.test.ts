@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest'
 import { findingsOfTestRun } from '../../cli/annotations/finding.js'
 import type { Rule } from '../../dsl/ast.js'
 import { parseRules } from '../../dsl/index.js'
-import { checkClaimsOfCase, readClaimAllowList, removalOf, requiredSignals } from '../../cli/rule-test/claims.js'
+import { checkClaimsOfCase, derivedFrom, readClaimAllowList, removalOf, requiredSignals } from '../../cli/rule-test/claims.js'
+import { CATALOGUE } from '../../signals/catalogue.js'
 import { runCase } from '../../cli/rule-test/run-case.js'
 import { runRuleTests } from '../../cli/rule-test/run-tests.js'
 import { parseTestFile } from '../../cli/rule-test/test-file.js'
@@ -88,6 +89,45 @@ describe('cli/rule-test/claims', () => {
     const c = await claims('few_rebalances')
     expect(c['group.rebalance']).toMatchObject({ outcome: 'survived', removed: 1 })
     expect(c['group.rebalance'].after).toBe(c['group.rebalance'].before)
+  })
+
+  it('removes a consumer group status at its source: the claimed group\'s commits and its partitions\' log ends, not another group\'s', async () => {
+    const parsed = parseRules(
+      `rule stopped
+  severity critical
+  when group.status{status="STOPPED"}
+  then cause "Consumer group {group} stopped while {group.status} messages wait"
+`,
+      'lag.rules',
+    )
+    const rs = parsed.rules
+    // billing stops committing on orders-0 while the log end grows; audit keeps up on payments-0.
+    const yaml = `tests:
+  - name: x
+    interval: 1m
+    series:
+      - 'partition.log_end{broker="1", topic="orders", partition="0"}: 100+100x30'
+      - 'group.commit{broker="1", group="billing", topic="orders", partition="0"}: 100+100x9'
+      - 'partition.log_end{broker="1", topic="payments", partition="0"}: 100+100x30'
+      - 'group.commit{broker="1", group="audit", topic="payments", partition="0"}: 100+100x30'
+    expect:
+      - { rule: stopped, broker: "1" }
+`
+    const file = parseTestFile(yaml, '/t/rules/tests/lag.yaml')
+    expect(file.errors).toEqual([])
+    const r = await runCase(file.file.tests[0], rs, undefined, { keepSignals: true })
+    expect(r.ok).toBe(true)
+    const [check] = await checkClaimsOfCase(r, rs, r.signals!)
+    // 10 commits of billing and the 31 log ends of orders-0; audit's 31 commits and payments' 31 log ends stay.
+    expect(check).toMatchObject({ signal: 'group.status', outcome: 'not-fired', removed: 41 })
+  })
+
+  it('knows what every series the engine derives is made of', () => {
+    // A derived series has no event of its own in a case's data: a claim on one it cannot trace to
+    // its sources would survive every removal unchecked.
+    const derived = Object.entries(CATALOGUE).filter(([, e]) => e.kind !== 'fact' && e.doc.startsWith('derived:'))
+    expect(derived.length).toBeGreaterThan(0)
+    expect(derived.filter(([name]) => !derivedFrom(name)).map(([name]) => name)).toEqual([])
   })
 
   it('reads an allow-list only with a reason per entry', async () => {
