@@ -567,6 +567,6 @@ export const FAILURE_MATCHERS: readonly Matcher[] = [
   // C1-C12. What clients of every library log when a broker connection, request, group or producer fails
   //     (client-matchers.ts).
   ...CLIENT_MATCHERS,
-  // R1-R5. Kafka Connect tasks and Kafka Streams threads failing (runtime-matchers.ts).
+  // R1-R6. Kafka Connect tasks and Kafka Streams threads failing, and their own requests timing out (runtime-matchers.ts).
   ...RUNTIME_MATCHERS,
 ]

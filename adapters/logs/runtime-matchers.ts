@@ -124,4 +124,19 @@ export const RUNTIME_MATCHERS: readonly Matcher[] = [
       return draft('streams.task_migrated', { ...streamsScopeOf(rec.header.message), kind: fenced ? 'producer_fenced' : 'missed_rebalance' })
     },
   },
+  // R6. The runtimes' own requests to the brokers that ran out of time, as the client signal a Java client's
+  //     timeout gives. Connect KafkaBasedLog 2.3-3.9 "Timeout while reading log to end for topic '{}'. Retrying
+  //     automatically. This may occur when brokers are unavailable or unreachable. …" (its internal topics);
+  //     Streams InternalTopicManager 2.8-3.9 "Could not create internal topics within {} milliseconds. …",
+  //     "Creating topic {} timed out.", ClientUtils "The committed offsets request timed out, …", StreamsProducer
+  //     "Timeout exception caught trying to initialize transactions. …".
+  {
+    literals: ['Timeout while reading log to end for topic', 'Could not create internal topics within', 'Creating topic ', 'The committed offsets request timed out', 'Timeout exception caught trying to initialize transactions'],
+    scope: 'message',
+    formats: RUNTIME,
+    re: /Timeout while reading log to end for topic|Could not create internal topics within \d+ milliseconds|^Creating topic \S+ timed out\.|The committed offsets request timed out|Timeout exception caught trying to initialize transactions/,
+    build: (m) => draft('client.request_timeout', {
+      request: /log to end/.test(m[0]) ? 'ListOffsets' : /topic/.test(m[0]) ? 'CreateTopics' : /committed offsets/.test(m[0]) ? 'OffsetFetch' : 'InitProducerId',
+    }),
+  },
 ]
