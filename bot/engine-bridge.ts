@@ -32,6 +32,14 @@ export type RuleSet = { rules: Rule[]; sourceOf(rule: Rule): string | undefined;
 /** The engine's ranked diagnosis of one broker (it also records the top causes for the digest). */
 export const diagnoseBroker: DiagnoseFn = (rules, store, opts) => diagnose(rules, store, opts)
 
+/** diagnoseBroker over data that has an end (a replayed incident): each broker at most to its own last record. */
+export function diagnoseInsideData(ends: DataEnds): DiagnoseFn {
+  return (rules, store, opts) => {
+    const to = ends.clamp(opts.cluster, opts.broker, opts.to)
+    return diagnose(rules, store, { ...opts, from: Math.min(opts.from, to), to, now: Math.min(opts.now, to), dataEnds: opts.dataEnds ?? ends })
+  }
+}
+
 /** Loads rule files and directories; error diagnostics are kept as text so `status` can report them. */
 export async function loadRuleSet(paths: string[]): Promise<RuleSet> {
   const loaded = await loadRules(paths)

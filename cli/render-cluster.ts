@@ -46,9 +46,10 @@ function headline(c: ClusterDiagnosis, origins: BrokerPart[], named: BrokerPart[
   return 'no broker shows a cause above info'
 }
 
-/** "broker 2", and when its own data ends before the cluster's, the last record it was answered at. */
+/** "broker 2", and when its own data ends before its peers', the last record it was answered at. */
 function who(part: BrokerPart, c: ClusterDiagnosis): string {
-  return `broker ${part.broker}${part.diagnosis.to < c.to ? ` (answered at its last record, ${isoStamp(part.diagnosis.to)})` : ''}`
+  const latest = Math.max(...c.brokers.map((b) => b.diagnosis.to))
+  return `broker ${part.broker}${part.diagnosis.to < latest ? ` (answered at its last record, ${isoStamp(part.diagnosis.to)})` : ''}`
 }
 
 /** What an affected or quiet broker shows, and whose consequence it is. */

@@ -6,7 +6,7 @@ import type { Store } from '../../engine/store/store.js'
 import { openAdminConnections } from '../admin-connections.js'
 import { parseBotConfig, type BotConfig } from '../config.js'
 import type { BotContext } from '../context.js'
-import { diagnoseBroker, loadIncident, loadRuleSet, replayIncidentAlerts } from '../engine-bridge.js'
+import { diagnoseBroker, diagnoseInsideData, loadIncident, loadRuleSet, replayIncidentAlerts } from '../engine-bridge.js'
 import { UserError } from '../errors.js'
 
 /**
@@ -96,7 +96,8 @@ export async function openConsole(opts: ConsoleOptions): Promise<ConsoleSession>
     config,
     store,
     rules,
-    diagnose: diagnoseBroker,
+    // A replayed incident has an end: each broker is answered inside its own data, as why --replay.
+    diagnose: loaded ? diagnoseInsideData(loaded.ends) : diagnoseBroker,
     now: () => fixedNow ?? Date.now(),
     log,
     admin: (cluster) => {

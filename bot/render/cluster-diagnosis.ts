@@ -60,7 +60,8 @@ export function renderClusterDiagnosis(c: ClusterDiagnosis, opts: ClusterRenderO
   if (others.length) {
     parts.push({ kind: 'divider' })
     // A broker whose own logs stop before the rest was answered at its last record: say which.
-    const ends = (b: BrokerPart) => (b.diagnosis.to < c.to ? ` (answered at its last record, ${formatTime(b.diagnosis.to, opts.timeZone, true)})` : '')
+    const latest = Math.max(...c.brokers.map((b) => b.diagnosis.to))
+    const ends = (b: BrokerPart) => (b.diagnosis.to < latest ? ` (answered at its last record, ${formatTime(b.diagnosis.to, opts.timeZone, true)})` : '')
     const lines = [...others.filter((b) => b.role !== 'named'), ...named].map((b) => `• *broker ${escapeMrkdwn(b.broker)}*${ends(b)}: ${b.role === 'named' ? describeNamed(b) : describeOther(b, c.links)}`)
     parts.push({ kind: 'section', text: fitLines(origins.length ? '*The other brokers*' : '*The brokers*', lines) })
   }
