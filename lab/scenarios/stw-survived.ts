@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import kafkajs from 'kafkajs'
-import { startCluster, type LabCluster } from '../cluster.js'
+import { startCluster } from '../cluster.js'
 import { clusterFilesTable, LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
 import { startJavaTool } from '../java-tool.js'
 import { bundledJarVersion } from '../kafka-runtime.js'
 import { incidentSlug, kafkaLabel } from '../kafka-versions.js'
+import { zkController } from '../fault-scenario.js'
 import { startWatching, type Scenario, type ScenarioContext, type ScenarioExpectation, type ScenarioOutcome } from '../scenario.js'
 import { countLines, createTopic } from '../session-stall.js'
 import { stallAgentJvmArgs, triggerStall } from '../stall-agent.js'
-import { fileHasLine, waitFor } from '../wait-for.js'
+import { fileHasLine } from '../wait-for.js'
 
 /**
  * A JVM stop the ZooKeeper session survives: an 18 s safepoint stall under a 30 s session. The
@@ -33,43 +33,7 @@ export const scenario: Scenario = {
   run: (ctx) => runSurvivedStall(ctx, incidentSlug('stw-survived', ctx.runtime.version)),
 }
 
-async function controllerId(cluster: LabCluster): Promise<number> {
-  const kafka = new kafkajs.Kafka({ clientId: 'kafka-why-lab', brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
-  const admin = kafka.admin()
-  try {
-    await admin.connect()
-    return (await admin.describeCluster()).controller ?? -1
-  } finally {
-    await admin.disconnect().catch(() => {})
-  }
-}
 
-/**
- * createTopic, tolerating the one error a loaded host causes: the request timed out, the client sent
- * it again, and the second answer says the first one created the topic.
- */
-async function ensureTopic(cluster: LabCluster): Promise<void> {
-  try {
-    await createTopic(cluster, TOPIC, 6, 3, { 'min.insync.replicas': '2' })
-  } catch (err) {
-    const errors = (err as { errors?: { type?: string }[] }).errors ?? []
-    if (!errors.length || !errors.every((e) => e.type === 'TOPIC_ALREADY_EXISTS')) throw err
-    const kafka = new kafkajs.Kafka({ clientId: 'kafka-why-lab', brokers: cluster.bootstrap.split(','), logLevel: kafkajs.logLevel.NOTHING })
-    const admin = kafka.admin()
-    try {
-      await admin.connect()
-      await waitFor(
-        async () => {
-          const parts = (await admin.fetchTopicMetadata({ topics: [TOPIC] }).catch(() => undefined))?.topics[0]?.partitions ?? []
-          return parts.length === 6 && parts.every((p) => p.leader >= 0)
-        },
-        { timeoutMs: 60_000, intervalMs: 500, what: `leaders of topic ${TOPIC}` },
-      )
-    } finally {
-      await admin.disconnect().catch(() => {})
-    }
-  }
-}
 
 async function runSurvivedStall(ctx: ScenarioContext, slug: string): Promise<ScenarioOutcome> {
   const triggers = (id: number) => join(ctx.workDir, `broker-${id}`, 'safepoint-stall.trigger')
@@ -95,8 +59,8 @@ async function runSurvivedStall(ctx: ScenarioContext, slug: string): Promise<Sce
   try {
     const watching = startWatching(ctx, cluster, expect)
     ctx.log(`cluster up (${cluster.bootstrap}); creating topic ${TOPIC}`)
-    await ensureTopic(cluster)
-    const controller = await controllerId(cluster)
+    await createTopic(cluster, TOPIC, 6, 3, { 'min.insync.replicas': '2' })
+    const controller = await zkController(cluster)
     const target = cluster.brokers.find((b) => b.id !== controller)!
     ctx.log(`controller is broker ${controller}; broker ${target.id} will be stalled`)
     recorder.start()
