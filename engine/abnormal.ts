@@ -48,6 +48,16 @@ const GAUGE_LIMITS: Record<string, { worse: 'above' | 'below'; limit: number }> 
   'isr.shrink_rate': { worse: 'above', limit: 0 },
 }
 
+/**
+ * True when one point is on the bad side of what a healthy broker shows: a gauge past its limit
+ * (an offline-partition count of 0 is not), an event past its notable value; anything else is.
+ */
+export function isNotablePoint(name: string, value: number | undefined): boolean {
+  const gauge = GAUGE_LIMITS[name]
+  if (gauge) return value !== undefined && (gauge.worse === 'above' ? value > gauge.limit : value < gauge.limit)
+  return isNotableValue(name, value)
+}
+
 /** Gauges read against their limit gauge (fd.open of fd.max): abnormal past this share. */
 const LIMIT_PAIRS: [string, string][] = [['fd.open', 'fd.max'], ['mmap.count', 'mmap.max'], ['heap.after_gc', 'heap.max']]
 const LIMIT_SHARE = 0.8

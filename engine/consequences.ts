@@ -2,6 +2,7 @@ import type { Rule } from '../dsl/ast.js'
 import type { Signal } from '../signals/signal.js'
 import type { Cause, Evidence } from './diagnosis.js'
 import { labelKey } from './eval-data.js'
+import { isNotablePoint } from './abnormal.js'
 import { toEvidence } from './evidence.js'
 import type { EvalData, EvalWindow } from './match.js'
 import { firstAtOrAfter } from './time-sorted.js'
@@ -28,7 +29,8 @@ export function addConsequences(cause: Cause, rule: Rule, data: EvalData, window
   const own = new Set(cause.evidence.map((e) => e.signal))
   const shown = new Set(cause.evidence.map((e) => rawLineKey(e.source, e.at, e.text, e.signal, e.labels)))
   const onset = cause.evidence.length ? cause.evidence.reduce((m, e) => Math.min(m, e.at), Infinity) : cause.firstAt
-  const explained = rule.explains.map((e) => data.series.get(e.signal) ?? [])
+  // Only points past what a healthy broker shows are consequences: a gauge reading 0 offline partitions is not.
+  const explained = rule.explains.map((e) => notablePoints(e.signal, data.series.get(e.signal) ?? []))
   const from = Math.max(window.from, leadUpStart(explained, onset))
   const picked: Evidence[] = []
   let present = 0
@@ -47,6 +49,12 @@ export function addConsequences(cause: Cause, rule: Rule, data: EvalData, window
   cause.evidence = [...cause.evidence, ...picked.slice(0, CONSEQUENCES_TOTAL)].sort((a, b) => a.at - b.at)
   cause.corroboration += present
   if (omitted) cause.consequencesOmitted = omitted
+}
+
+/** The series' points that are notable (a copy only for the signals with a healthy range). */
+function notablePoints(name: string, series: readonly Signal[]): readonly Signal[] {
+  if (isNotablePoint(name, undefined) && isNotablePoint(name, 0)) return series
+  return series.filter((s) => isNotablePoint(s.name, s.value))
 }
 
 /**
