@@ -23,15 +23,19 @@ describe.skipIf(unavailable !== undefined)('lab/live-slack', () => {
   // One retry: now and then the JVM starts another VM operation before the stall's safepoint request,
   // and the scenario refuses to record.
   it(
-    'stw --live: serve tails the brokers, fires the alert, and its bot posts a valid Slack message naming stw_pause_session_expiry within 60 s of the fault',
+    'stw --live: serve tails the brokers, fires the alert, and its bot posts a valid Slack message (an early warning or the cause) and names stw_pause_session_expiry within 60 s of the fault',
     { timeout: 300_000, retry: 1 },
     async () => {
       const [r] = await measureLiveSlack('stw', 1, { timeoutMs: MAX_FAULT_TO_SLACK_MS, redisUrl: TEST_REDIS_URL, keepDir: true })
       try {
         expect(r.note).toBeUndefined()
-        expect(r.expected).toEqual(['stw_pause_session_expiry'])
-        expect(r.rule).toBe('stw_pause_session_expiry')
+        // The scenario's cause first; the early warnings from outside the frozen broker may name it sooner.
+        expect(r.expected[0]).toBe('stw_pause_session_expiry')
+        expect(r.expected).toContain(r.rule)
         expect(r.method).toBe('chat.postMessage')
+        // The mechanism is named by then or later (a post, or the early message edited in place).
+        expect(r.failureRule).toBe('stw_pause_session_expiry')
+        expect((r.failurePostedAt ?? r.postedAt)! - r.faultAt!).toBeLessThan(MAX_FAULT_TO_SLACK_MS)
         // Every call the bot made passed the stand-in's checks (required fields, Block Kit limits, escaping).
         expect(r.problems).toEqual([])
         expect(r.postedAt! - r.faultAt!).toBeGreaterThan(0)
