@@ -82,6 +82,20 @@ export function groupPartition(groupId: string, offsetsPartitions: number): numb
   return (h === -2147483648 ? 0 : Math.abs(h)) % offsetsPartitions
 }
 
+/** A kafkajs client with the connection settings every kafka-why adapter uses (short timeouts, few retries, no kafkajs logging). */
+export function kafkaClientOf(options: KafkaAdminOptions, defaultClientId: string): KafkaClient {
+  return new Kafka({
+    clientId: options.clientId ?? defaultClientId,
+    brokers: options.brokers,
+    ssl: options.ssl,
+    sasl: options.sasl,
+    connectionTimeout: options.connectionTimeoutMs ?? 3000,
+    requestTimeout: options.requestTimeoutMs ?? 10_000,
+    retry: { retries: options.retries ?? 2, initialRetryTime: 200, maxRetryTime: 2000 },
+    logLevel: logLevel.NOTHING,
+  })
+}
+
 /** KafkaAdminOps over kafkajs, plus what the admin poller needs. */
 export class KafkaAdmin implements KafkaAdminOps {
   private readonly kafka: KafkaClient
@@ -89,16 +103,7 @@ export class KafkaAdmin implements KafkaAdminOps {
   private connecting: Promise<Admin> | undefined
 
   constructor(readonly options: KafkaAdminOptions) {
-    this.kafka = new Kafka({
-      clientId: options.clientId ?? 'kafka-why',
-      brokers: options.brokers,
-      ssl: options.ssl,
-      sasl: options.sasl,
-      connectionTimeout: options.connectionTimeoutMs ?? 3000,
-      requestTimeout: options.requestTimeoutMs ?? 10_000,
-      retry: { retries: options.retries ?? 2, initialRetryTime: 200, maxRetryTime: 2000 },
-      logLevel: logLevel.NOTHING,
-    })
+    this.kafka = kafkaClientOf(options, 'kafka-why')
   }
 
   private async client(): Promise<Admin> {

@@ -1,10 +1,8 @@
-import kafkajs, { type Admin, type Consumer, type Kafka as KafkaClient } from 'kafkajs'
+import type { Admin, Consumer, Kafka as KafkaClient } from 'kafkajs'
 import type { Signal } from '../../signals/signal.js'
-import { groupPartition, type KafkaAdminOptions } from '../admin/kafka-admin.js'
+import { groupPartition, kafkaClientOf, type KafkaAdminOptions } from '../admin/kafka-admin.js'
 import { LagTracker, type LagTrackerOptions, type LagTrackerStats, type LogEnd } from './lag-tracker.js'
 import { decodeRecord, RecordDecodeError } from './offsets-codec.js'
-
-const { Kafka, logLevel } = kafkajs
 
 /** Polls between attempts to read __consumer_offsets after it could not be read. */
 const READER_RETRY_POLLS = 10
@@ -53,17 +51,7 @@ export class ConsumerLagSource {
     this.tracker = new LagTracker({ ...options, ownGroup: this.ownGroup })
     this.now = options.now ?? Date.now
     this.mode = options.offsets ?? 'topic'
-    const k = options.kafka
-    this.kafka = new Kafka({
-      clientId: k.clientId ?? 'kafka-why-lag',
-      brokers: k.brokers,
-      ssl: k.ssl,
-      sasl: k.sasl,
-      connectionTimeout: k.connectionTimeoutMs ?? 3000,
-      requestTimeout: k.requestTimeoutMs ?? 10_000,
-      retry: { retries: k.retries ?? 2, initialRetryTime: 200, maxRetryTime: 2000 },
-      logLevel: logLevel.NOTHING,
-    })
+    this.kafka = kafkaClientOf(options.kafka, 'kafka-why-lag')
   }
 
   /** Connects the admin client and, in topic mode, starts reading __consumer_offsets; falls back to the admin API when that fails. */
