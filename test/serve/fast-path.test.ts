@@ -16,6 +16,8 @@ const FROM = Date.parse('2026-12-01T09:30:26.000Z')
 const UNTIL = Date.parse('2026-12-01T09:30:37.000Z')
 
 const TIMEOUT = /^\[[^\]]+\] WARN Client session timed out/
+/** The disconnect a timed-out client logs right after (ZooKeeper 3.6-3.9's wording): zk.disconnected, also session-loss evidence. */
+const DISCONNECT = /^\[[^\]]+\] WARN Session 0x[0-9a-f]+ for server \S+, Closing socket connection\. Attempting reconnect/
 
 type Line = { file: string; at: number; text: string; lineNo: number }
 
@@ -84,9 +86,10 @@ describe('serve: the live fast path on real log lines', () => {
       await new Promise((r) => setTimeout(r, 50))
     }
     expect(alert, 'zk_unavailable never fired').toBeDefined()
-    // A second broker's timeout makes the loss cluster-wide: the alert is dated by such a line's own time
-    // (the latest one the first evaluation saw), not by when the engine looked.
-    const later = timeline.filter((l) => TIMEOUT.test(l.text) && l.at > firstTimeout.at).map((l) => l.at)
+    // A second broker's timeout makes the loss cluster-wide: the alert is dated by a session-loss line's own
+    // time (the latest one the first evaluation saw: a timeout or the disconnect logged with it), not by
+    // when the engine looked.
+    const later = timeline.filter((l) => (TIMEOUT.test(l.text) || DISCONNECT.test(l.text)) && l.at > firstTimeout.at).map((l) => l.at)
     expect(later).toContain(alert!.firstEvidenceAt)
     expect(alert!.firedAt! - alert!.evidenceAt!).toBeLessThanOrEqual(5_000)
     // zk_unavailable reads an absence (no pause), so it was held for the 2 s settle time first.
