@@ -51,6 +51,17 @@ async function controllerId(cluster: LabCluster): Promise<number> {
   }
 }
 
+/** The stall scenarios' load: kafka-producer-perf-test, 1000 records/s of 1 KiB with acks=1, its log in clientsDir. */
+export function startStallLoad(ctx: ScenarioContext, cluster: LabCluster, topic: string, clientsDir: string): ReturnType<typeof startJavaTool> {
+  return startJavaTool(
+    ctx.runtime,
+    'org.apache.kafka.tools.ProducerPerformance',
+    ['--topic', topic, '--num-records', '100000000', '--record-size', '1024', '--throughput', '1000',
+      '--producer-props', `bootstrap.servers=${cluster.bootstrap}`, 'acks=1', 'client.id=perf-1', 'linger.ms=5'],
+    { stdoutFile: join(clientsDir, 'producer-perf.out'), logFile: join(clientsDir, 'producer.log') },
+  )
+}
+
 /**
  * Creates a topic and waits until every partition has a leader in the metadata (KRaft brokers can
  * answer UNKNOWN_TOPIC_OR_PARTITION for a moment after the controller created it).
@@ -155,13 +166,7 @@ export async function runSessionStall(ctx: ScenarioContext, kind: FreezeKind, sl
     ctx.log(`controller is broker ${controller}; broker ${target.id} will be frozen (${kind})`)
     recorder.start()
     mkdirSync(clientsDir, { recursive: true })
-    producer = startJavaTool(
-      ctx.runtime,
-      'org.apache.kafka.tools.ProducerPerformance',
-      ['--topic', TOPIC, '--num-records', '100000000', '--record-size', '1024', '--throughput', '1000',
-        '--producer-props', `bootstrap.servers=${cluster.bootstrap}`, 'acks=1', 'client.id=perf-1', 'linger.ms=5'],
-      { stdoutFile: join(clientsDir, 'producer-perf.out'), logFile: join(clientsDir, 'producer.log') },
-    )
+    producer = startStallLoad(ctx, cluster, TOPIC, clientsDir)
     await sleep(12_000)
     const facts = await readConfigFacts(cluster, [TOPIC], Date.now())
     await watching()

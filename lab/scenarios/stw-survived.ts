@@ -2,12 +2,11 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startCluster } from '../cluster.js'
 import { clusterFilesTable, LAB_CLUSTER_NAME, measuredTable, readConfigFacts, ScrapeRecorder, writeIncident } from '../incident-recorder.js'
-import { startJavaTool } from '../java-tool.js'
 import { bundledJarVersion } from '../kafka-runtime.js'
 import { incidentSlug, kafkaLabel } from '../kafka-versions.js'
 import { zkController } from '../fault-scenario.js'
 import { startWatching, type Scenario, type ScenarioContext, type ScenarioExpectation, type ScenarioOutcome } from '../scenario.js'
-import { countLines, createTopic } from '../session-stall.js'
+import { countLines, createTopic, startStallLoad } from '../session-stall.js'
 import { stallAgentJvmArgs, triggerStall } from '../stall-agent.js'
 import { fileHasLine } from '../wait-for.js'
 
@@ -55,7 +54,7 @@ async function runSurvivedStall(ctx: ScenarioContext, slug: string): Promise<Sce
   }
   const recorder = new ScrapeRecorder(cluster)
   const clientsDir = join(ctx.workDir, 'clients')
-  let producer: ReturnType<typeof startJavaTool> | undefined
+  let producer: ReturnType<typeof startStallLoad> | undefined
   try {
     const watching = startWatching(ctx, cluster, expect)
     ctx.log(`cluster up (${cluster.bootstrap}); creating topic ${TOPIC}`)
@@ -65,13 +64,7 @@ async function runSurvivedStall(ctx: ScenarioContext, slug: string): Promise<Sce
     ctx.log(`controller is broker ${controller}; broker ${target.id} will be stalled`)
     recorder.start()
     mkdirSync(clientsDir, { recursive: true })
-    producer = startJavaTool(
-      ctx.runtime,
-      'org.apache.kafka.tools.ProducerPerformance',
-      ['--topic', TOPIC, '--num-records', '100000000', '--record-size', '1024', '--throughput', '1000',
-        '--producer-props', `bootstrap.servers=${cluster.bootstrap}`, 'acks=1', 'client.id=perf-1', 'linger.ms=5'],
-      { stdoutFile: join(clientsDir, 'producer-perf.out'), logFile: join(clientsDir, 'producer.log') },
-    )
+    producer = startStallLoad(ctx, cluster, TOPIC, clientsDir)
     await sleep(12_000)
     const facts = await readConfigFacts(cluster, [TOPIC], Date.now())
     await watching()
